@@ -1,0 +1,167 @@
+//! Capture: snapshot exactly the paths a batch will touch, before it runs.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::error::{Error, Result};
+use crate::relpath::RelPath;
+use crate::resolve::{resolve, Resolved};
+use crate::root::{EntryKind, Root};
+use crate::snapshot::{Snapshot, SnapshotEncoder};
+
+/// Options of [`capture`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CaptureOptions {
+    /// Accept paths with a `.git` component (refused by default).
+    pub allow_git_dir: bool,
+    /// Refuse (with `too_large`) any file larger than this many bytes.
+    pub max_file_bytes: Option<u64>,
+}
+
+/// What capture found at one canonical key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Found {
+    /// A regular file with these permission bits.
+    File(u32),
+    /// Nothing: the batch will create it.
+    Missing,
+}
+
+/// The plan of a capture: every key and what is there, before any byte is read.
+#[derive(Debug, Default)]
+struct Plan {
+    entries: BTreeMap<RelPath, Found>,
+    links: BTreeMap<RelPath, String>,
+}
+
+/// Snapshots `paths` under `root` and returns the snapshot's JSON text.
+///
+/// Every path is resolved to its canonical key first (see
+/// [`crate::resolve`]); two spellings of one file give one entry. A path that
+/// escapes the root, names a directory or special file, is not valid UTF-8
+/// or has a `.git` component (unless allowed) fails the whole capture with a
+/// typed error. Files are then read in key order and encoded straight into
+/// the output.
+pub fn capture<R, I, S>(root: &R, paths: I, options: &CaptureOptions) -> Result<String>
+where
+    R: Root + ?Sized,
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let plan = plan(root, paths, options)?;
+    let created_dirs = created_dirs(root, &plan)?;
+    let mut modes = BTreeMap::new();
+    let mut skeleton = Snapshot::default();
+    let mut size = 64;
+    for (key, found) in &plan.entries {
+        size += key.as_str().len() + 8;
+        let content = match found {
+            Found::File(mode) => {
+                modes.insert(key.clone(), *mode);
+                Some(Vec::new())
+            }
+            Found::Missing => None,
+        };
+        skeleton.entries.insert(key.clone(), content);
+    }
+    skeleton.created_dirs = created_dirs;
+    skeleton.modes = modes;
+    skeleton.links = plan.links;
+    // What we write must be what rollback accepts: check it before reading.
+    skeleton.validate(options.allow_git_dir)?;
+    let mut encoder = SnapshotEncoder::with_capacity(size);
+    for (key, found) in &plan.entries {
+        match found {
+            Found::File(_) => {
+                let bytes = root.read_file(key, options.max_file_bytes)?;
+                encoder.entry(key, Some(&bytes));
+            }
+            Found::Missing => encoder.entry(key, None),
+        }
+    }
+    Ok(encoder.finish(&skeleton.created_dirs, &skeleton.modes, &skeleton.links))
+}
+
+fn plan<R, I, S>(root: &R, paths: I, options: &CaptureOptions) -> Result<Plan>
+where
+    R: Root + ?Sized,
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let mut plan = Plan::default();
+    for input in paths {
+        let resolved = resolve(root, input.as_ref())?;
+        if !options.allow_git_dir {
+            refuse_git(&resolved)?;
+        }
+        for (link, target) in &resolved.links {
+            plan.links.insert(link.clone(), target.clone());
+        }
+        let found = match resolved.metadata {
+            None => Found::Missing,
+            Some(m) if m.kind == EntryKind::File => Found::File(m.mode),
+            Some(m) => {
+                return Err(Error::NotAFile {
+                    path: resolved.key.to_string(),
+                    kind: m.kind.describe().to_owned(),
+                })
+            }
+        };
+        if let Some(limit) = options.max_file_bytes {
+            if let Some(m) = resolved.metadata.filter(|m| m.len > limit) {
+                return Err(Error::TooLarge {
+                    what: format!("file {}", resolved.key),
+                    size: m.len,
+                    limit,
+                });
+            }
+        }
+        plan.entries.entry(resolved.key).or_insert(found);
+    }
+    Ok(plan)
+}
+
+fn refuse_git(resolved: &Resolved) -> Result<()> {
+    let keys = std::iter::once(&resolved.key).chain(resolved.links.iter().map(|(k, _)| k));
+    for key in keys {
+        if key.has_git_component() {
+            return Err(Error::invalid_path(
+                key.as_str(),
+                "a .git component (pass allow_git_dir to permit it)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The ancestors of missing entries that are not directories now, i.e. the
+/// directories creating those entries would bring into being.
+fn created_dirs<R: Root + ?Sized>(root: &R, plan: &Plan) -> Result<BTreeSet<RelPath>> {
+    let mut known: BTreeMap<RelPath, bool> = BTreeMap::new();
+    let mut created = BTreeSet::new();
+    for (key, found) in &plan.entries {
+        if *found != Found::Missing {
+            continue;
+        }
+        let mut missing = false;
+        for dir in key.ancestors() {
+            if !missing {
+                let is_dir = match known.get(&dir) {
+                    Some(v) => *v,
+                    None => {
+                        let v = root
+                            .metadata(&dir)?
+                            .is_some_and(|m| m.kind == EntryKind::Dir);
+                        known.insert(dir.clone(), v);
+                        v
+                    }
+                };
+                missing = !is_dir;
+            }
+            if missing {
+                created.insert(dir);
+            }
+        }
+    }
+    Ok(created)
+}

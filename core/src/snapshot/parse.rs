@@ -1,0 +1,278 @@
+//! Strict reading of snapshot text: duplicate keys at any level, unknown
+//! top-level keys, wrong types and bad base64 are all errors.
+//!
+//! The top level is read in two steps: first every field as raw JSON (so the
+//! version is checked before the other fields are interpreted), then each
+//! known field with its own strict reader.
+
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use base64::Engine as _;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+use super::encode::BASE64;
+use super::{ParseOptions, Snapshot, SNAPSHOT_VERSION};
+use crate::error::{Error, Result};
+use crate::relpath::{truncate_for_message, RelPath};
+
+/// The top-level keys of format version 1.
+const KNOWN_FIELDS: [&str; 5] = ["version", "entries", "created_dirs", "modes", "links"];
+
+pub(super) fn parse(json: &str, options: &ParseOptions) -> Result<Snapshot> {
+    let limits = options.limits;
+    if json.len() > limits.max_snapshot_bytes {
+        return Err(Error::TooLarge {
+            what: "snapshot".into(),
+            size: json.len() as u64,
+            limit: limits.max_snapshot_bytes as u64,
+        });
+    }
+    let top: TopLevel<'_> = serde_json::from_str(json).map_err(json_error)?;
+    check_version(top.field("version"))?;
+    if let Some(unknown) = top
+        .fields
+        .iter()
+        .find(|(k, _)| !KNOWN_FIELDS.contains(&k.as_str()))
+    {
+        return Err(Error::malformed(format!(
+            "unknown top-level key {:?}",
+            unknown.0
+        )));
+    }
+    let entries_raw = top
+        .field("entries")
+        .ok_or_else(|| Error::malformed("missing \"entries\""))?;
+    let entries: Vec<(String, Option<Text<'_>>)> =
+        strict_map(entries_raw, "entries", limits.max_entries)?;
+    let mut snapshot = Snapshot::default();
+    for (key, encoded) in entries {
+        let path = snapshot_key(&key, "entries")?;
+        let content = match encoded {
+            None => None,
+            Some(text) => Some(decode_base64(&path, &text.0)?),
+        };
+        snapshot.entries.insert(path, content);
+    }
+    if let Some(raw) = top.field("created_dirs") {
+        let dirs: Vec<String> =
+            serde_json::from_str(raw.get()).map_err(|e| field_error("created_dirs", e))?;
+        let mut set = BTreeSet::new();
+        for dir in dirs {
+            let path = snapshot_key(&dir, "created_dirs")?;
+            if !set.insert(path) {
+                return Err(Error::malformed(format!(
+                    "duplicate created_dirs item {dir:?}"
+                )));
+            }
+        }
+        snapshot.created_dirs = set;
+    }
+    if let Some(raw) = top.field("modes") {
+        let modes: Vec<(String, u32)> = strict_map(raw, "modes", limits.max_entries)?;
+        snapshot.modes = keyed(modes, "modes")?;
+    }
+    if let Some(raw) = top.field("links") {
+        let links: Vec<(String, String)> = strict_map(raw, "links", limits.max_entries)?;
+        snapshot.links = keyed(links, "links")?;
+    }
+    if snapshot.entries.len() + snapshot.links.len() > limits.max_entries {
+        return Err(Error::TooLarge {
+            what: "snapshot entries".into(),
+            size: (snapshot.entries.len() + snapshot.links.len()) as u64,
+            limit: limits.max_entries as u64,
+        });
+    }
+    Ok(snapshot)
+}
+
+fn json_error(e: serde_json::Error) -> Error {
+    Error::malformed(format!("not a snapshot object: {e}"))
+}
+
+fn field_error(field: &str, e: serde_json::Error) -> Error {
+    Error::malformed(format!("{field:?}: {e}"))
+}
+
+fn check_version(raw: Option<&RawValue>) -> Result<()> {
+    let raw = raw.ok_or_else(|| Error::malformed("missing \"version\""))?;
+    let value: serde_json::Value =
+        serde_json::from_str(raw.get()).map_err(|e| field_error("version", e))?;
+    match value {
+        serde_json::Value::Number(n) if n.as_u64() == Some(SNAPSHOT_VERSION) => Ok(()),
+        serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+            Err(Error::UnsupportedVersion {
+                version: n.to_string(),
+            })
+        }
+        other => Err(Error::malformed(format!(
+            "\"version\" must be an integer, not {other}"
+        ))),
+    }
+}
+
+fn snapshot_key(key: &str, field: &str) -> Result<RelPath> {
+    RelPath::try_from(key).map_err(|e| {
+        Error::malformed(format!(
+            "{field}: key {:?} is not a canonical relative path ({})",
+            truncate_for_message(key),
+            match &e {
+                Error::InvalidPath { reason, .. } => reason.as_str(),
+                _ => "invalid",
+            }
+        ))
+    })
+}
+
+fn keyed<V>(pairs: Vec<(String, V)>, field: &str) -> Result<BTreeMap<RelPath, V>> {
+    pairs
+        .into_iter()
+        .map(|(k, v)| Ok((snapshot_key(&k, field)?, v)))
+        .collect()
+}
+
+fn decode_base64(path: &RelPath, text: &str) -> Result<Vec<u8>> {
+    BASE64
+        .decode(text)
+        .map_err(|e| Error::malformed(format!("entries: {path:?} is not valid base64: {e}")))
+}
+
+/// The top-level object as raw fields, duplicates refused.
+struct TopLevel<'a> {
+    fields: Vec<(String, &'a RawValue)>,
+}
+
+impl<'a> TopLevel<'a> {
+    fn field(&self, name: &str) -> Option<&'a RawValue> {
+        self.fields.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
+    }
+}
+
+impl<'de: 'a, 'a> de::Deserialize<'de> for TopLevel<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = TopLevel<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<TopLevel<'a>, A::Error> {
+                let mut fields: Vec<(String, &'a RawValue)> = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if fields.iter().any(|(k, _)| *k == key) {
+                        return Err(de::Error::custom(format!(
+                            "duplicate top-level key {key:?}"
+                        )));
+                    }
+                    let value: &'a RawValue = map.next_value()?;
+                    fields.push((key, value));
+                }
+                Ok(TopLevel { fields })
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// Reads a JSON object as ordered pairs, refusing duplicate keys and more
+/// than `max` pairs.
+fn strict_map<'a, V: de::Deserialize<'a>>(
+    raw: &'a RawValue,
+    field: &str,
+    max: usize,
+) -> Result<Vec<(String, V)>> {
+    let overflowed = Cell::new(false);
+    let mut de = serde_json::Deserializer::from_str(raw.get());
+    let seed = StrictMap::<V> {
+        max,
+        overflowed: &overflowed,
+        marker: std::marker::PhantomData,
+    };
+    seed.deserialize(&mut de).map_err(|e| {
+        if overflowed.get() {
+            Error::TooLarge {
+                what: format!("snapshot {field}"),
+                size: max as u64 + 1,
+                limit: max as u64,
+            }
+        } else {
+            field_error(field, e)
+        }
+    })
+}
+
+struct StrictMap<'f, V> {
+    max: usize,
+    overflowed: &'f Cell<bool>,
+    marker: std::marker::PhantomData<V>,
+}
+
+/// A JSON string, borrowed from the input when it has no escapes.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de> de::Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a base64 string or null")
+            }
+            fn visit_borrowed_str<E: de::Error>(
+                self,
+                s: &'de str,
+            ) -> std::result::Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(s.to_owned())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+impl<'de, V: de::Deserialize<'de>> DeserializeSeed<'de> for StrictMap<'_, V> {
+    type Value = Vec<(String, V)>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, V: de::Deserialize<'de>> Visitor<'de> for StrictMap<'_, V> {
+    type Value = Vec<(String, V)>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
+        let mut seen = BTreeSet::new();
+        let mut pairs = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if pairs.len() >= self.max {
+                self.overflowed.set(true);
+                return Err(de::Error::custom(format!("more than {} keys", self.max)));
+            }
+            if !seen.insert(key.clone()) {
+                return Err(de::Error::custom(format!("duplicate key {key:?}")));
+            }
+            pairs.push((key, map.next_value()?));
+        }
+        Ok(pairs)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Err(de::Error::custom("expected an object, found an array"))
+    }
+}

@@ -1,0 +1,309 @@
+//! Plays tests/vectors/fs_*.json against the in-memory root and a real temp dir.
+//!
+//! Case format: tests/vectors/README.md.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use agent_checkpoint::root::{MemNode, Root};
+use agent_checkpoint::{
+    capture, rollback, snapshot_paths, CapRoot, CaptureOptions, MemRoot, RelPath, RollbackOptions,
+};
+use base64::Engine as _;
+use serde_json::Value;
+
+use common::{expected_failures, load_cases, Tree, TreeNode};
+
+const MEM_ABSOLUTE: &str = "/virtual/root";
+
+/// A fresh root of one kind, filled with a tree.
+trait Harness {
+    fn name(&self) -> &'static str;
+    fn play(&self, case: &Value) -> Result<(), String>;
+}
+
+struct Mem;
+struct Native;
+
+impl Harness for Mem {
+    fn name(&self) -> &'static str {
+        "rust-mem"
+    }
+    fn play(&self, case: &Value) -> Result<(), String> {
+        let root = MemRoot::with_absolute_path(MEM_ABSOLUTE);
+        for (path, node) in Tree::from_case(case, "tree")?.nodes {
+            let rel = RelPath::try_from(path.as_str()).map_err(|e| e.to_string())?;
+            root.insert(&rel, mem_node(&node));
+        }
+        play(case, &root, MEM_ABSOLUTE, &|| mem_tree(&root))
+    }
+}
+
+impl Harness for Native {
+    fn name(&self) -> &'static str {
+        "rust-native"
+    }
+    fn play(&self, case: &Value) -> Result<(), String> {
+        let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let dir = tmp.path().join("root");
+        std::fs::create_dir(&dir).map_err(|e| e.to_string())?;
+        for (path, node) in Tree::from_case(case, "tree")?.nodes {
+            common::write_native(&dir, &path, &node)?;
+        }
+        let root = CapRoot::open(&dir, agent_checkpoint::root::ambient_authority())
+            .map_err(|e| e.to_string())?;
+        let abs = dir.to_str().ok_or("temp dir is not UTF-8")?.to_owned();
+        play(case, &root, &abs, &|| common::read_native(&dir))
+    }
+}
+
+fn mem_node(node: &TreeNode) -> MemNode {
+    match node {
+        TreeNode::File { bytes, mode } => MemNode::File {
+            bytes: bytes.clone(),
+            mode: *mode,
+        },
+        TreeNode::Dir => MemNode::Dir,
+        TreeNode::Link(t) => MemNode::Symlink(t.clone()),
+        TreeNode::Special => MemNode::Other,
+    }
+}
+
+fn mem_tree(root: &MemRoot) -> Result<BTreeMap<String, TreeNode>, String> {
+    Ok(root
+        .entries()
+        .into_iter()
+        .map(|(k, v)| {
+            let node = match v {
+                MemNode::File { bytes, mode } => TreeNode::File { bytes, mode },
+                MemNode::Dir => TreeNode::Dir,
+                MemNode::Symlink(t) => TreeNode::Link(t),
+                MemNode::Other => TreeNode::Special,
+            };
+            (k, node)
+        })
+        .collect())
+}
+
+fn substitute(s: &str, abs: &str) -> String {
+    s.replace("$ROOT", abs)
+}
+
+fn play<R: Root>(
+    case: &Value,
+    root: &R,
+    abs: &str,
+    read_tree: &dyn Fn() -> Result<BTreeMap<String, TreeNode>, String>,
+) -> Result<(), String> {
+    let op = case["op"].as_str().ok_or("case without op")?;
+    let before = read_tree()?;
+    let snapshot = match op {
+        "capture_then_rollback" | "capture" => {
+            let paths: Vec<String> = case["paths"]
+                .as_array()
+                .ok_or("paths must be a list")?
+                .iter()
+                .map(|p| {
+                    p.as_str()
+                        .map(|s| substitute(s, abs))
+                        .ok_or("path must be a string")
+                })
+                .collect::<Result<_, _>>()?;
+            let mut options = CaptureOptions::default();
+            options.allow_git_dir = case["capture_options"]["allow_git_dir"]
+                .as_bool()
+                .unwrap_or(false);
+            options.max_file_bytes = case["capture_options"]["max_file_bytes"].as_u64();
+            match (
+                capture(root, &paths, &options),
+                case.get("expect_capture_error"),
+            ) {
+                (Err(e), Some(code)) => {
+                    common::check_eq(
+                        "capture error code",
+                        code.as_str().unwrap_or(""),
+                        e.code().as_str(),
+                    )?;
+                    return common::check_tree(&before, &read_tree()?);
+                }
+                (Err(e), None) => return Err(format!("capture failed: {e} ({})", e.code())),
+                (Ok(s), Some(code)) => {
+                    return Err(format!("capture should fail with {code}, gave {s}"))
+                }
+                (Ok(s), None) => s,
+            }
+        }
+        "rollback" => match &case["snapshot"] {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        },
+        "snapshot_paths" => {
+            let text = case["snapshot"]
+                .as_str()
+                .map(str::to_owned)
+                .unwrap_or_else(|| case["snapshot"].to_string());
+            let got = snapshot_paths(&text);
+            let want: Vec<String> =
+                serde_json::from_value(case["expect"].clone()).map_err(|e| e.to_string())?;
+            return common::check_eq("paths", &want, &got);
+        }
+        other => return Err(format!("unknown op {other}")),
+    };
+    if let Some(want) = case.get("expect_paths") {
+        let want: Vec<String> = serde_json::from_value(want.clone()).map_err(|e| e.to_string())?;
+        common::check_eq("snapshot_paths", &want, &snapshot_paths(&snapshot))?;
+    }
+    if let Some(want) = case.get("expect_snapshot") {
+        let got: Value = serde_json::from_str(&snapshot).map_err(|e| e.to_string())?;
+        common::check_eq("snapshot", want, &got)?;
+    }
+    if let Some(want) = case.get("expect_snapshot_text").and_then(Value::as_str) {
+        common::check_eq("snapshot text", want, snapshot.as_str())?;
+    }
+    if op == "capture" {
+        return common::check_tree(&before, &read_tree()?);
+    }
+    for step in case["mutate"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
+        mutate(root, step)?;
+    }
+    let mut options = RollbackOptions::default();
+    options.durable = case["rollback_options"]["durable"]
+        .as_bool()
+        .unwrap_or(true);
+    options.allow_git_dir = case["rollback_options"]["allow_git_dir"]
+        .as_bool()
+        .unwrap_or(false);
+    let passes = case["rollback_times"].as_u64().unwrap_or(1);
+    let mutated = read_tree()?;
+    let mut report = rollback(root, &snapshot, &options);
+    for _ in 1..passes {
+        report = rollback(root, &snapshot, &options);
+    }
+    check_report(case, &report)?;
+    let expected = match case.get("expect_tree") {
+        Some(_) => Tree::from_case(case, "expect_tree")?.with_parents(),
+        None if !report.valid() => mutated,
+        None => return Err("case without expect_tree".into()),
+    };
+    common::check_tree(&expected, &read_tree()?)
+}
+
+fn check_report(case: &Value, report: &agent_checkpoint::RollbackReport) -> Result<(), String> {
+    let want = &case["expect_report"];
+    if let Some(ok) = want["ok"].as_bool() {
+        common::check_eq(
+            &format!(
+                "ok (unrestored: {:?}, error: {:?})",
+                report.unrestored,
+                report.error.as_ref().map(|e| e.to_string())
+            ),
+            &ok,
+            &report.ok(),
+        )?;
+    }
+    if let Some(valid) = want["valid"].as_bool() {
+        common::check_eq("valid", &valid, &report.valid())?;
+    }
+    if let Some(code) = want.get("error_code") {
+        let got = report.error_code().map(|c| c.as_str().to_owned());
+        common::check_eq("error_code", &code.as_str().map(str::to_owned), &got)?;
+    }
+    if let Some(restored) = want.get("restored") {
+        let want: Vec<String> =
+            serde_json::from_value(restored.clone()).map_err(|e| e.to_string())?;
+        common::check_eq("restored", &want, &report.restored)?;
+    }
+    if let Some(unrestored) = want.get("unrestored") {
+        let want: Vec<String> =
+            serde_json::from_value(unrestored.clone()).map_err(|e| e.to_string())?;
+        let got: Vec<String> = report.unrestored.iter().map(|u| u.path.clone()).collect();
+        common::check_eq("unrestored", &want, &got)?;
+    }
+    Ok(())
+}
+
+fn mutate<R: Root>(root: &R, step: &Value) -> Result<(), String> {
+    let rel = |key: &str| -> Result<RelPath, String> {
+        RelPath::try_from(
+            step[key]
+                .as_str()
+                .ok_or(format!("{key} must be a string"))?,
+        )
+        .map_err(|e| e.to_string())
+    };
+    let ensure_parents = |p: &RelPath| -> Result<(), String> {
+        for dir in p.ancestors() {
+            if root.metadata(&dir).map_err(|e| e.to_string())?.is_none() {
+                root.create_dir(&dir).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(())
+    };
+    let result = if step.get("write").is_some() {
+        let p = rel("write")?;
+        ensure_parents(&p)?;
+        let node = TreeNode::from_json(step)?;
+        let TreeNode::File { bytes, mode } = node else {
+            return Err("write needs text or b64".into());
+        };
+        root.write_file(&p, &bytes, mode, false)
+    } else if step.get("delete").is_some() {
+        root.remove_file(&rel("delete")?)
+    } else if step.get("rmdir").is_some() {
+        root.remove_dir(&rel("rmdir")?)
+    } else if step.get("mkdir").is_some() {
+        let p = rel("mkdir")?;
+        ensure_parents(&p)?;
+        root.create_dir(&p)
+    } else if step.get("symlink").is_some() {
+        let p = rel("symlink")?;
+        ensure_parents(&p)?;
+        root.write_link(&p, step["target"].as_str().ok_or("symlink needs a target")?)
+    } else {
+        return Err(format!("unknown mutation {step}"));
+    };
+    result.map_err(|e| format!("mutation {step} failed: {e}"))
+}
+
+#[test]
+fn fs_vectors() {
+    let cases = load_cases("fs_");
+    assert!(cases.len() >= 40, "only {} fs vectors", cases.len());
+    let harnesses: [&dyn Harness; 2] = [&Mem, &Native];
+    let mut failures = Vec::new();
+    let mut passed = 0;
+    for harness in harnesses {
+        let expected = expected_failures(harness.name());
+        for case in &cases {
+            let name = case["name"].as_str().unwrap_or("?");
+            let result = harness.play(case);
+            match (result, expected.contains(name)) {
+                (Ok(()), false) => passed += 1,
+                (Err(_), true) => passed += 1,
+                (Ok(()), true) => failures.push(format!(
+                    "[{}] {name}: listed as an expected failure but passed",
+                    harness.name()
+                )),
+                (Err(e), false) => failures.push(format!("[{}] {name}: {e}", harness.name())),
+            }
+        }
+    }
+    println!("fs vectors: {passed} passed, {} failed", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn base64_of_vectors_is_standard() {
+    // Guards the vector files themselves: every b64 field decodes strictly.
+    for case in load_cases("fs_") {
+        let text = case.to_string();
+        for (i, _) in text.match_indices("\"b64\":\"") {
+            let rest = &text[i + 7..];
+            let end = rest.find('"').unwrap_or(0);
+            base64::engine::general_purpose::STANDARD
+                .decode(&rest[..end])
+                .unwrap();
+        }
+    }
+}
