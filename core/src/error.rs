@@ -85,7 +85,9 @@ impl ErrorCode {
 
     /// Looks a code up by its snake_case name.
     pub fn from_name(name: &str) -> Option<ErrorCode> {
-        ErrorCode::ALL.into_iter().find(|code| code.as_str() == name)
+        ErrorCode::ALL
+            .into_iter()
+            .find(|code| code.as_str() == name)
     }
 }
 
