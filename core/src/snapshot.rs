@@ -13,12 +13,14 @@
 //! [`RelPath`]s; anything else is rejected before anything is touched.
 
 mod encode;
+mod inspect;
 mod parse;
 mod validate;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use encode::SnapshotEncoder;
+pub use inspect::{inspect_snapshot, CapturedKind, CapturedPath};
 
 use crate::error::Result;
 use crate::relpath::RelPath;

@@ -148,6 +148,24 @@ fn play<R: Root>(
                 serde_json::from_value(case["expect"].clone()).map_err(|e| e.to_string())?;
             return common::check_eq("paths", &want, &got);
         }
+        "inspect_snapshot" => {
+            let text = case["snapshot"].as_str().ok_or("snapshot must be a string")?;
+            return match (agent_checkpoint::inspect_snapshot(text), case.get("expect_error")) {
+                (Ok(items), None) => {
+                    let got: Vec<Value> = items
+                        .iter()
+                        .map(|i| {
+                            serde_json::json!({"path": i.path, "kind": i.kind.as_str(), "size": i.size,
+                                "mode": i.mode, "link_target": i.link_target})
+                        })
+                        .collect();
+                    common::check_eq("inspect", &case["expect"], &Value::Array(got))
+                }
+                (Err(e), Some(code)) => common::check_eq("error code", code.as_str().unwrap_or(""), e.code().as_str()),
+                (Ok(items), Some(code)) => Err(format!("expected {code}, got {items:?}")),
+                (Err(e), None) => Err(format!("unexpected error {e}")),
+            };
+        }
         other => return Err(format!("unknown op {other}")),
     };
     if let Some(want) = case.get("expect_paths") {
