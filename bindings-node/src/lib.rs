@@ -1,0 +1,1 @@
+//! Node bindings of agent-checkpoint (placeholder until its issue lands).

@@ -1,0 +1,1 @@
+//! Python bindings of agent-checkpoint (placeholder until its issue lands).

@@ -1,0 +1,1 @@
+//! wasm-bindgen bindings of agent-checkpoint (placeholder until its issue lands).
