@@ -326,6 +326,11 @@ fn push_line(out: &mut String, r: &str) {
 // queue written by either tool compacts to the same bytes.
 fn push_go_json_string(out: &mut String, s: &str) {
     out.push('"');
+    if !s.bytes().any(needs_escape_check) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -341,6 +346,11 @@ fn push_go_json_string(out: &mut String, s: &str) {
         }
     }
     out.push('"');
+}
+
+// 0xE2 leads the UTF-8 of U+2028 and U+2029; the slow path sorts it out.
+fn needs_escape_check(b: u8) -> bool {
+    b < 0x20 || matches!(b, b'"' | b'\\' | b'<' | b'>' | b'&' | 0xE2)
 }
 
 fn push_unicode_escape(out: &mut String, c: char) {
