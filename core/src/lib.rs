@@ -48,4 +48,6 @@ pub use rollback::{rollback, rollback_snapshot, RollbackOptions, RollbackReport,
 #[cfg(all(feature = "cap-std", unix))]
 pub use root::CapRoot;
 pub use root::{MemRoot, Root};
-pub use snapshot::{inspect_snapshot, snapshot_paths, CapturedKind, CapturedPath, ParseOptions, Snapshot};
+pub use snapshot::{
+    inspect_snapshot, snapshot_paths, CapturedKind, CapturedPath, ParseOptions, Snapshot,
+};

@@ -149,8 +149,13 @@ fn play<R: Root>(
             return common::check_eq("paths", &want, &got);
         }
         "inspect_snapshot" => {
-            let text = case["snapshot"].as_str().ok_or("snapshot must be a string")?;
-            return match (agent_checkpoint::inspect_snapshot(text), case.get("expect_error")) {
+            let text = case["snapshot"]
+                .as_str()
+                .ok_or("snapshot must be a string")?;
+            return match (
+                agent_checkpoint::inspect_snapshot(text),
+                case.get("expect_error"),
+            ) {
                 (Ok(items), None) => {
                     let got: Vec<Value> = items
                         .iter()
@@ -161,7 +166,9 @@ fn play<R: Root>(
                         .collect();
                     common::check_eq("inspect", &case["expect"], &Value::Array(got))
                 }
-                (Err(e), Some(code)) => common::check_eq("error code", code.as_str().unwrap_or(""), e.code().as_str()),
+                (Err(e), Some(code)) => {
+                    common::check_eq("error code", code.as_str().unwrap_or(""), e.code().as_str())
+                }
                 (Ok(items), Some(code)) => Err(format!("expected {code}, got {items:?}")),
                 (Err(e), None) => Err(format!("unexpected error {e}")),
             };

@@ -48,7 +48,11 @@ impl Snapshot {
             .iter()
             .map(|(path, content)| CapturedPath {
                 path: path.to_string(),
-                kind: if content.is_some() { CapturedKind::File } else { CapturedKind::New },
+                kind: if content.is_some() {
+                    CapturedKind::File
+                } else {
+                    CapturedKind::New
+                },
                 size: content.as_ref().map(|b| b.len() as u64),
                 mode: self.modes.get(path).copied(),
                 link_target: None,
