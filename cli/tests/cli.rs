@@ -1,4 +1,9 @@
 //! The `agent-checkpoint` binary, driven as a user would.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is a failing test"
+)]
 
 use std::path::Path;
 use std::process::{Command, Output};

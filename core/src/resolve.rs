@@ -107,7 +107,9 @@ pub fn resolve<R: Root + ?Sized>(root: &R, input: &str) -> Result<Resolved> {
                     if is_last {
                         return Err(Error::invalid_path(
                             here.as_str(),
-                            format!("absolute symlink target {target:?} is not supported; use a relative one"),
+                            format!(
+                                "absolute symlink target {target:?} is not supported; use a relative one"
+                            ),
                         ));
                     }
                     stack.clear();

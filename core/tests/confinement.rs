@@ -1,5 +1,10 @@
 //! Real-filesystem confinement: nothing outside the root is read, written or
 //! removed, whatever the batch did to the tree between capture and rollback.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is a failing test"
+)]
 
 mod common;
 

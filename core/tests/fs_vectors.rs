@@ -1,6 +1,11 @@
 //! Plays tests/vectors/fs_*.json against the in-memory root and a real temp dir.
 //!
 //! Case format: tests/vectors/README.md.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is a failing test"
+)]
 
 mod common;
 

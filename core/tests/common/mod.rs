@@ -1,5 +1,10 @@
 //! Shared pieces of the Rust vector runners: loading cases, trees, comparisons.
 #![allow(dead_code, reason = "each test binary uses a different subset")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is a failing test"
+)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;
