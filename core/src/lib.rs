@@ -51,3 +51,8 @@ pub use root::{MemRoot, Root};
 pub use snapshot::{
     inspect_snapshot, snapshot_paths, CapturedKind, CapturedPath, ParseOptions, Snapshot,
 };
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
