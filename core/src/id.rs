@@ -20,6 +20,9 @@ pub const LEGACY_ID_LEN: usize = 12;
 /// Length in bytes of a ULID checkpoint ID.
 pub const ULID_LEN: usize = ulid::ULID_LEN;
 
+/// Length in bytes of a ref-namespace shard (see [`shard_for`]).
+pub const SHARD_LEN: usize = 2;
+
 /// Width [`display_short`] cuts non-ULID strings to.
 pub const SHORT_ID_LEN: usize = 12;
 
@@ -295,7 +298,12 @@ pub fn checkpoint_path(s: &str) -> String {
 /// The ref-namespace shard of an ID: its LAST two bytes, for every kind
 /// (`a1b2c3d4e5f6` -> `f6`); the whole string if shorter than 2 bytes.
 pub fn shard_for(s: &str) -> String {
-    suffix_keeping_chars(s, 2).to_owned()
+    shard_of(s).to_owned()
+}
+
+/// [`shard_for`] without the allocation.
+pub(crate) fn shard_of(s: &str) -> &str {
+    suffix_keeping_chars(s, SHARD_LEN)
 }
 
 /// The first `n` bytes of `s`, extended to the end of a character the cut
@@ -313,7 +321,7 @@ pub(crate) fn prefix_keeping_chars(s: &str, n: usize) -> &str {
 
 /// The last `n` bytes of `s`, extended to the start of a character the cut
 /// would split.
-pub(crate) fn suffix_keeping_chars(s: &str, n: usize) -> &str {
+fn suffix_keeping_chars(s: &str, n: usize) -> &str {
     if n >= s.len() {
         return s;
     }

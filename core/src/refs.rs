@@ -40,7 +40,7 @@ pub fn ref_name(id: &str) -> Result<String> {
 fn checkpoint_ref(id: &CheckpointId) -> Result<String> {
     let name = format!(
         "{CHECKPOINT_REF_PREFIX}{}/{}",
-        id::shard_for(id.as_str()),
+        id::shard_of(id.as_str()),
         id.as_str()
     );
     check_ref_name(&name)?;
@@ -73,7 +73,7 @@ pub fn parse_ref(name: &str) -> Option<String> {
     if shard.is_empty() || id.is_empty() || id.contains('/') {
         return None;
     }
-    (id::shard_for(id) == shard).then(|| id.to_owned())
+    (id::shard_of(id) == shard).then(|| id.to_owned())
 }
 
 /// The shadow branch of a base commit in a worktree:
