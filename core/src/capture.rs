@@ -2,20 +2,24 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::digest::sha256;
 use crate::error::{Error, Result};
 use crate::relpath::RelPath;
 use crate::resolve::{resolve, Resolved};
 use crate::root::{EntryKind, Root};
+use crate::seal::seal_text;
 use crate::snapshot::{Snapshot, SnapshotEncoder};
 
 /// Options of [`capture`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CaptureOptions {
     /// Accept paths with a `.git` component (refused by default).
     pub allow_git_dir: bool,
     /// Refuse (with `too_large`) any file larger than this many bytes.
     pub max_file_bytes: Option<u64>,
+    /// Seal the snapshot with an HMAC-SHA256 under this key (`mac`).
+    pub key: Option<Vec<u8>>,
 }
 
 /// What capture found at one canonical key.
@@ -49,24 +53,28 @@ where
     S: AsRef<str>,
 {
     let plan = plan(root, paths, options)?;
-    let created_dirs = created_dirs(root, &plan)?;
-    let mut modes = BTreeMap::new();
-    let mut skeleton = Snapshot::default();
+    let missing = plan
+        .entries
+        .iter()
+        .filter(|(_, f)| **f == Found::Missing)
+        .map(|(k, _)| k);
+    let mut skeleton = Snapshot {
+        created_dirs: created_dirs(root, missing)?,
+        links: plan.links,
+        ..Snapshot::default()
+    };
     let mut size = 64;
     for (key, found) in &plan.entries {
         size += key.as_str().len() + 8;
         let content = match found {
             Found::File(mode) => {
-                modes.insert(key.clone(), *mode);
+                skeleton.modes.insert(key.clone(), *mode);
                 Some(Vec::new())
             }
             Found::Missing => None,
         };
         skeleton.entries.insert(key.clone(), content);
     }
-    skeleton.created_dirs = created_dirs;
-    skeleton.modes = modes;
-    skeleton.links = plan.links;
     // What we write must be what rollback accepts: check it before reading.
     skeleton.validate(options.allow_git_dir)?;
     let mut encoder = SnapshotEncoder::with_capacity(size);
@@ -74,12 +82,17 @@ where
         match found {
             Found::File(_) => {
                 let bytes = root.read_file(key, options.max_file_bytes)?;
+                skeleton.digests.insert(key.clone(), sha256(&bytes));
                 encoder.entry(key, Some(&bytes));
             }
             Found::Missing => encoder.entry(key, None),
         }
     }
-    Ok(encoder.finish(&skeleton.created_dirs, &skeleton.modes, &skeleton.links))
+    let text = encoder.finish(&skeleton, false);
+    match &options.key {
+        Some(key) => seal_text(text, key),
+        None => Ok(text),
+    }
 }
 
 fn plan<R, I, S>(root: &R, paths: I, options: &CaptureOptions) -> Result<Plan>
@@ -134,18 +147,18 @@ fn refuse_git(resolved: &Resolved) -> Result<()> {
     Ok(())
 }
 
-/// The ancestors of missing entries that are not directories now, i.e. the
-/// directories creating those entries would bring into being.
-fn created_dirs<R: Root + ?Sized>(root: &R, plan: &Plan) -> Result<BTreeSet<RelPath>> {
+/// The ancestors of `missing` paths that are not directories now, i.e. the
+/// directories creating those paths would bring into being.
+pub(crate) fn created_dirs<'a, R: Root + ?Sized>(
+    root: &R,
+    missing: impl Iterator<Item = &'a RelPath>,
+) -> Result<BTreeSet<RelPath>> {
     let mut known: BTreeMap<RelPath, bool> = BTreeMap::new();
     let mut created = BTreeSet::new();
-    for (key, found) in &plan.entries {
-        if *found != Found::Missing {
-            continue;
-        }
-        let mut missing = false;
+    for key in missing {
+        let mut gone = false;
         for dir in key.ancestors() {
-            if !missing {
+            if !gone {
                 let is_dir = match known.get(&dir) {
                     Some(v) => *v,
                     None => {
@@ -156,9 +169,9 @@ fn created_dirs<R: Root + ?Sized>(root: &R, plan: &Plan) -> Result<BTreeSet<RelP
                         v
                     }
                 };
-                missing = !is_dir;
+                gone = !is_dir;
             }
-            if missing {
+            if gone {
                 created.insert(dir);
             }
         }

@@ -29,9 +29,13 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod applied;
 pub mod capture;
+pub mod digest;
 pub mod error;
+pub mod guard;
 pub mod id;
+pub mod plan;
 pub mod prompts;
 pub mod queue;
 pub mod refs;
@@ -39,10 +43,14 @@ pub mod relpath;
 pub mod resolve;
 pub mod rollback;
 pub mod root;
+pub mod seal;
 pub mod snapshot;
 
+pub use applied::record_applied;
 pub use capture::{capture, CaptureOptions};
 pub use error::{Error, ErrorCode, Result};
+pub use guard::OnConflict;
+pub use plan::{plan_rollback, PlanAction, PlanItem};
 pub use relpath::RelPath;
 pub use rollback::{rollback, rollback_snapshot, RollbackOptions, RollbackReport, Unrestored};
 #[cfg(all(feature = "cap-std", unix))]

@@ -9,19 +9,22 @@
 //! ```
 //!
 //! `entries` and `created_dirs` are what the seed's Python module reads and
-//! writes; `modes` and `links` are extensions it ignores. Keys are canonical
+//! writes; `modes`, `links`, `digests` (SHA-256 hex of each file), `applied`
+//! (post-batch states, see `record_applied`) and `mac` (HMAC-SHA256 hex) are
+//! extensions it ignores. Keys are canonical
 //! [`RelPath`]s; anything else is rejected before anything is touched.
 
 mod encode;
 mod inspect;
 mod parse;
-mod validate;
+pub(crate) mod validate;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use encode::SnapshotEncoder;
 pub use inspect::{inspect_snapshot, CapturedKind, CapturedPath};
 
+use crate::digest::{PathState, Sha256Digest};
 use crate::error::Result;
 use crate::relpath::RelPath;
 
@@ -78,6 +81,13 @@ pub struct Snapshot {
     pub modes: BTreeMap<RelPath, u32>,
     /// Captured symlinks and their target text.
     pub links: BTreeMap<RelPath, String>,
+    /// SHA-256 of each captured file's bytes (extension `digests`).
+    pub digests: BTreeMap<RelPath, Sha256Digest>,
+    /// The state of each captured path right after the batch, recorded by
+    /// `record_applied` (extension `applied`): the human-edit guard.
+    pub applied: BTreeMap<RelPath, PathState>,
+    /// HMAC-SHA256 over the canonical text without `mac` (extension `mac`).
+    pub mac: Option<Sha256Digest>,
 }
 
 impl Snapshot {
@@ -108,11 +118,20 @@ impl Snapshot {
 
     /// The deterministic JSON text of this snapshot.
     pub fn to_json(&self) -> String {
+        self.encode(true)
+    }
+
+    /// The canonical text the MAC covers: [`Snapshot::to_json`] without `mac`.
+    pub fn canonical_unsealed(&self) -> String {
+        self.encode(false)
+    }
+
+    fn encode(&self, with_mac: bool) -> String {
         let mut encoder = SnapshotEncoder::with_capacity(self.encoded_size_hint());
         for (path, content) in &self.entries {
             encoder.entry(path, content.as_deref());
         }
-        encoder.finish(&self.created_dirs, &self.modes, &self.links)
+        encoder.finish(self, with_mac)
     }
 
     fn encoded_size_hint(&self) -> usize {

@@ -120,6 +120,7 @@ fn play<R: Root>(
                 .as_bool()
                 .unwrap_or(false);
             options.max_file_bytes = case["capture_options"]["max_file_bytes"].as_u64();
+            options.key = key_of(&case["capture_options"]);
             match (
                 capture(root, &paths, &options),
                 case.get("expect_capture_error"),
@@ -166,7 +167,7 @@ fn play<R: Root>(
                         .iter()
                         .map(|i| {
                             serde_json::json!({"path": i.path, "kind": i.kind.as_str(), "size": i.size,
-                                "mode": i.mode, "link_target": i.link_target})
+                                "mode": i.mode, "link_target": i.link_target, "digest": i.digest})
                         })
                         .collect();
                     common::check_eq("inspect", &case["expect"], &Value::Array(got))
@@ -197,18 +198,78 @@ fn play<R: Root>(
     for step in case["mutate"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
         mutate(root, step)?;
     }
-    let mut options = RollbackOptions::default();
-    options.durable = case["rollback_options"]["durable"]
-        .as_bool()
-        .unwrap_or(true);
-    options.allow_git_dir = case["rollback_options"]["allow_git_dir"]
-        .as_bool()
-        .unwrap_or(false);
+    let mut snapshot = snapshot;
+    if let Some(tamper) = case["tamper"].as_array() {
+        let from = tamper[0].as_str().ok_or("tamper needs [from, to]")?;
+        let to = tamper[1].as_str().ok_or("tamper needs [from, to]")?;
+        assert!(
+            snapshot.contains(from),
+            "tamper: {from:?} not in {snapshot}"
+        );
+        snapshot = snapshot.replacen(from, to, 1);
+    }
+    let options = rollback_options(&case["rollback_options"])?;
+    if case["record_applied"].as_bool() == Some(true) {
+        let key = key_of(&case["rollback_options"]);
+        match (
+            agent_checkpoint::record_applied(
+                root,
+                &snapshot,
+                options.allow_git_dir,
+                key.as_deref(),
+            ),
+            case.get("expect_record_error"),
+        ) {
+            (Ok(s), None) => snapshot = s,
+            (Err(e), Some(code)) => {
+                return common::check_eq(
+                    "record_applied error",
+                    code.as_str().unwrap_or(""),
+                    e.code().as_str(),
+                )
+            }
+            (Ok(_), Some(code)) => return Err(format!("record_applied should fail with {code}")),
+            (Err(e), None) => return Err(format!("record_applied failed: {e}")),
+        }
+    }
+    for step in case["human_edits"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+    {
+        mutate(root, step)?;
+    }
+    if let Some(want) = case.get("expect_plan") {
+        let plan = agent_checkpoint::plan_rollback(root, &snapshot, &options);
+        match (plan, want.as_str()) {
+            (Err(e), Some(code)) => common::check_eq("plan error", code, e.code().as_str())?,
+            (Err(e), None) => return Err(format!("plan failed: {e}")),
+            (Ok(items), _) => {
+                let got: Vec<Value> = items
+                    .iter()
+                    .map(|i| serde_json::json!({"path": i.path, "action": i.action.as_str(), "conflict": i.conflict}))
+                    .collect();
+                common::check_eq("plan", want, &Value::Array(got))?;
+            }
+        }
+    }
     let passes = case["rollback_times"].as_u64().unwrap_or(1);
     let mutated = read_tree()?;
     let mut report = rollback(root, &snapshot, &options);
     for _ in 1..passes {
         report = rollback(root, &snapshot, &options);
+    }
+    if case["check_redo"].as_bool() == Some(true) {
+        let redo = report.redo.clone().ok_or("no redo snapshot")?;
+        let again = rollback(root, &redo, &options);
+        if !again.ok() {
+            return Err(format!(
+                "rolling back the redo failed: {:?}",
+                again.unrestored
+            ));
+        }
+        common::check_tree(&mutated, &read_tree()?).map_err(|e| format!("after redo: {e}"))?;
+        rollback(root, &snapshot, &options);
     }
     check_report(case, &report)?;
     let expected = match case.get("expect_tree") {
@@ -217,6 +278,23 @@ fn play<R: Root>(
         None => return Err("case without expect_tree".into()),
     };
     common::check_tree(&expected, &read_tree()?)
+}
+
+fn key_of(options: &Value) -> Option<Vec<u8>> {
+    options["key"].as_str().map(|k| k.as_bytes().to_vec())
+}
+
+fn rollback_options(v: &Value) -> Result<RollbackOptions, String> {
+    let mut options = RollbackOptions::default();
+    options.durable = v["durable"].as_bool().unwrap_or(true);
+    options.allow_git_dir = v["allow_git_dir"].as_bool().unwrap_or(false);
+    options.redo = v["redo"].as_bool().unwrap_or(true);
+    options.key = key_of(v);
+    if let Some(name) = v["on_conflict"].as_str() {
+        options.on_conflict =
+            agent_checkpoint::OnConflict::from_name(name).ok_or("bad on_conflict")?;
+    }
+    Ok(options)
 }
 
 fn check_report(case: &Value, report: &agent_checkpoint::RollbackReport) -> Result<(), String> {
@@ -243,6 +321,14 @@ fn check_report(case: &Value, report: &agent_checkpoint::RollbackReport) -> Resu
         let want: Vec<String> =
             serde_json::from_value(restored.clone()).map_err(|e| e.to_string())?;
         common::check_eq("restored", &want, &report.restored)?;
+    }
+    if let Some(conflicts) = want.get("conflicts") {
+        let want: Vec<String> =
+            serde_json::from_value(conflicts.clone()).map_err(|e| e.to_string())?;
+        common::check_eq("conflicts", &want, &report.conflicts)?;
+    }
+    if let Some(has_redo) = want.get("has_redo").and_then(Value::as_bool) {
+        common::check_eq("has redo", &has_redo, &report.redo.is_some())?;
     }
     if let Some(unrestored) = want.get("unrestored") {
         let want: Vec<String> =

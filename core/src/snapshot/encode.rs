@@ -3,12 +3,13 @@
 //! Entries are appended in sorted order as they are read, so a capture never
 //! holds every file's raw bytes and their base64 at the same time.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use base64::Engine as _;
 
-use super::SNAPSHOT_VERSION;
+use super::{Snapshot, SNAPSHOT_VERSION};
+use crate::digest::to_hex;
 use crate::relpath::RelPath;
 
 /// The base64 engine of the format: standard alphabet, padded, strict.
@@ -51,47 +52,61 @@ impl SnapshotEncoder {
         }
     }
 
-    /// Closes `entries`, writes the other sections and returns the text.
-    /// Empty extension sections are left out.
-    pub fn finish(
-        mut self,
-        created_dirs: &BTreeSet<RelPath>,
-        modes: &BTreeMap<RelPath, u32>,
-        links: &BTreeMap<RelPath, String>,
-    ) -> String {
+    /// Closes `entries`, writes every other section of `rest` (its
+    /// `entries` are ignored; `mac` only when `with_mac`) and returns the
+    /// text. Empty extension sections are left out; `mac` comes last, so the
+    /// text without it is the text with it minus that one member.
+    pub fn finish(mut self, rest: &Snapshot, with_mac: bool) -> String {
         self.out.push_str("},\"created_dirs\":[");
-        for (i, dir) in created_dirs.iter().enumerate() {
+        for (i, dir) in rest.created_dirs.iter().enumerate() {
             if i > 0 {
                 self.out.push(',');
             }
             push_json_string(&mut self.out, dir.as_str());
         }
         self.out.push(']');
-        if !modes.is_empty() {
-            self.out.push_str(",\"modes\":{");
-            for (i, (path, mode)) in modes.iter().enumerate() {
-                if i > 0 {
-                    self.out.push(',');
-                }
-                push_json_string(&mut self.out, path.as_str());
-                let _ = write!(self.out, ":{mode}");
+        self.section("modes", &rest.modes, |out, mode| {
+            let _ = write!(out, "{mode}");
+        });
+        self.section("links", &rest.links, |out, target| {
+            push_json_string(out, target)
+        });
+        self.section("digests", &rest.digests, |out, digest| {
+            push_json_string(out, &to_hex(digest));
+        });
+        self.section("applied", &rest.applied, |out, state| {
+            match state.to_json_value() {
+                Some(text) => push_json_string(out, &text),
+                None => out.push_str("null"),
             }
-            self.out.push('}');
-        }
-        if !links.is_empty() {
-            self.out.push_str(",\"links\":{");
-            for (i, (path, target)) in links.iter().enumerate() {
-                if i > 0 {
-                    self.out.push(',');
-                }
-                push_json_string(&mut self.out, path.as_str());
-                self.out.push(':');
-                push_json_string(&mut self.out, target);
-            }
-            self.out.push('}');
+        });
+        if let Some(mac) = rest.mac.as_ref().filter(|_| with_mac) {
+            self.out.push_str(",\"mac\":");
+            push_json_string(&mut self.out, &to_hex(mac));
         }
         self.out.push('}');
         self.out
+    }
+
+    fn section<V>(
+        &mut self,
+        name: &str,
+        map: &BTreeMap<RelPath, V>,
+        value: impl Fn(&mut String, &V),
+    ) {
+        if map.is_empty() {
+            return;
+        }
+        let _ = write!(self.out, ",\"{name}\":{{");
+        for (i, (path, v)) in map.iter().enumerate() {
+            if i > 0 {
+                self.out.push(',');
+            }
+            push_json_string(&mut self.out, path.as_str());
+            self.out.push(':');
+            value(&mut self.out, v);
+        }
+        self.out.push('}');
     }
 }
 

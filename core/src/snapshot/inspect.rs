@@ -1,6 +1,7 @@
 //! A read-only summary of a snapshot, one item per captured path.
 
 use super::{ParseOptions, Snapshot};
+use crate::digest::to_hex;
 use crate::error::Result;
 
 /// What a snapshot holds for one path.
@@ -38,6 +39,8 @@ pub struct CapturedPath {
     pub mode: Option<u32>,
     /// Target text (links only).
     pub link_target: Option<String>,
+    /// SHA-256 of the content, lowercase hex (files whose digest was recorded).
+    pub digest: Option<String>,
 }
 
 impl Snapshot {
@@ -56,6 +59,7 @@ impl Snapshot {
                 size: content.as_ref().map(|b| b.len() as u64),
                 mode: self.modes.get(path).copied(),
                 link_target: None,
+                digest: self.digests.get(path).map(to_hex),
             })
             .chain(self.links.iter().map(|(path, target)| CapturedPath {
                 path: path.to_string(),
@@ -63,6 +67,7 @@ impl Snapshot {
                 size: None,
                 mode: None,
                 link_target: Some(target.clone()),
+                digest: None,
             }))
             .collect();
         out.sort_by(|a, b| a.path.cmp(&b.path));

@@ -16,11 +16,21 @@ use serde_json::value::RawValue;
 
 use super::encode::BASE64;
 use super::{ParseOptions, Snapshot, SNAPSHOT_VERSION};
+use crate::digest::{from_hex, PathState};
 use crate::error::{Error, Result};
 use crate::relpath::{truncate_for_message, RelPath};
 
 /// The top-level keys of format version 1.
-const KNOWN_FIELDS: [&str; 5] = ["version", "entries", "created_dirs", "modes", "links"];
+const KNOWN_FIELDS: [&str; 8] = [
+    "version",
+    "entries",
+    "created_dirs",
+    "modes",
+    "links",
+    "digests",
+    "applied",
+    "mac",
+];
 
 pub(super) fn parse(json: &str, options: &ParseOptions) -> Result<Snapshot> {
     let limits = options.limits;
@@ -78,6 +88,35 @@ pub(super) fn parse(json: &str, options: &ParseOptions) -> Result<Snapshot> {
     if let Some(raw) = top.field("links") {
         let links: Vec<(String, String)> = strict_map(raw, "links", limits.max_entries)?;
         snapshot.links = keyed(links, "links")?;
+    }
+    if let Some(raw) = top.field("digests") {
+        let digests: Vec<(String, String)> = strict_map(raw, "digests", limits.max_entries)?;
+        for (key, text) in digests {
+            let digest = from_hex(&text).ok_or_else(|| {
+                Error::malformed(format!("digests: {text:?} is not 64 lowercase hex digits"))
+            })?;
+            snapshot
+                .digests
+                .insert(snapshot_key(&key, "digests")?, digest);
+        }
+    }
+    if let Some(raw) = top.field("applied") {
+        let applied: Vec<(String, Option<String>)> =
+            strict_map(raw, "applied", limits.max_entries)?;
+        for (key, text) in applied {
+            let state = PathState::from_json_value(text.as_deref()).ok_or_else(|| {
+                Error::malformed(format!("applied: {text:?} is not a path state"))
+            })?;
+            snapshot
+                .applied
+                .insert(snapshot_key(&key, "applied")?, state);
+        }
+    }
+    if let Some(raw) = top.field("mac") {
+        let text: String = serde_json::from_str(raw.get()).map_err(|e| field_error("mac", e))?;
+        let mac =
+            from_hex(&text).ok_or_else(|| Error::malformed("mac: not 64 lowercase hex digits"))?;
+        snapshot.mac = Some(mac);
     }
     if snapshot.entries.len() + snapshot.links.len() > limits.max_entries {
         return Err(Error::TooLarge {

@@ -5,6 +5,7 @@
 //! - A created dir is neither a link nor above content or a link, and is an
 //!   ancestor of at least one `null` entry (only those dirs may be pruned).
 //! - `modes` name files with content; modes fit in `0o7777`.
+//! - `digests` name files with content; `applied` names captured paths.
 //! - `links` are not also entries; their targets are relative, non-empty,
 //!   free of control characters and stay inside the root when resolved
 //!   lexically from the link's directory.
@@ -50,6 +51,20 @@ pub(super) fn validate(snapshot: &Snapshot, allow_git_dir: bool) -> Result<()> {
             )));
         }
     }
+    for path in snapshot.digests.keys() {
+        if !matches!(snapshot.entries.get(path), Some(Some(_))) {
+            return Err(Error::malformed(format!(
+                "digests: {path:?} is not a captured file"
+            )));
+        }
+    }
+    for path in snapshot.applied.keys() {
+        if !snapshot.entries.contains_key(path) && !snapshot.links.contains_key(path) {
+            return Err(Error::malformed(format!(
+                "applied: {path:?} is not a captured path"
+            )));
+        }
+    }
     for (path, target) in &snapshot.links {
         if snapshot.entries.contains_key(path) {
             return Err(Error::malformed(format!(
@@ -74,7 +89,9 @@ fn check_no_git(snapshot: &Snapshot) -> Result<()> {
         .keys()
         .chain(&snapshot.created_dirs)
         .chain(snapshot.modes.keys())
-        .chain(snapshot.links.keys());
+        .chain(snapshot.links.keys())
+        .chain(snapshot.digests.keys())
+        .chain(snapshot.applied.keys());
     for path in keys {
         if path.has_git_component() {
             return Err(Error::invalid_path(

@@ -1,0 +1,234 @@
+//! Applying a validated snapshot: the four phases and the directory syncs.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::digest::sha256;
+use crate::error::{Error, Result};
+use crate::relpath::RelPath;
+use crate::root::{EntryKind, Root, DEFAULT_FILE_MODE};
+use crate::snapshot::Snapshot;
+
+/// The state of one rollback in progress.
+pub(super) struct Run<'r, R: Root + ?Sized> {
+    pub(super) root: &'r R,
+    pub(super) durable: bool,
+    /// Paths left alone (human-edit conflicts).
+    pub(super) skip: BTreeSet<RelPath>,
+    pub(super) failures: BTreeMap<String, String>,
+    /// Directory (`None` = root) -> captured paths whose durability depends on it.
+    pub(super) dirty_dirs: BTreeMap<Option<RelPath>, BTreeSet<String>>,
+}
+
+impl<R: Root + ?Sized> Run<'_, R> {
+    fn fail(&mut self, path: &RelPath, error: &Error) {
+        self.failures
+            .entry(path.to_string())
+            .or_insert_with(|| error.to_string());
+    }
+
+    fn touched(&mut self, dir: Option<RelPath>, path: &RelPath) {
+        self.dirty_dirs
+            .entry(dir)
+            .or_default()
+            .insert(path.to_string());
+    }
+
+    pub(super) fn remove_new_paths(&mut self, snapshot: &Snapshot) {
+        let mut new_paths: Vec<&RelPath> = snapshot
+            .entries
+            .iter()
+            .filter(|(path, content)| content.is_none() && !self.skip.contains(*path))
+            .map(|(path, _)| path)
+            .collect();
+        new_paths.sort_by_key(|p| std::cmp::Reverse(p.depth()));
+        for path in new_paths {
+            if holds_captured_content(snapshot, path) {
+                // A directory here is what the snapshot wants (a type flip):
+                // it holds captured files. Only a file or link is removed.
+                if let Err(e) = self.remove_unless_dir(path) {
+                    self.fail(path, &e);
+                }
+                continue;
+            }
+            if let Err(e) = self.remove_path(path) {
+                self.fail(path, &e);
+            }
+        }
+    }
+
+    fn remove_unless_dir(&mut self, path: &RelPath) -> Result<()> {
+        match self.root.metadata(path)?.map(|m| m.kind) {
+            None | Some(EntryKind::Dir) => Ok(()),
+            Some(_) => {
+                self.root.remove_file(path)?;
+                self.touched(path.parent(), path);
+                Ok(())
+            }
+        }
+    }
+
+    fn remove_path(&mut self, path: &RelPath) -> Result<()> {
+        match self.root.metadata(path)?.map(|m| m.kind) {
+            None => return Ok(()),
+            Some(EntryKind::Dir) => self.root.remove_dir(path)?,
+            Some(_) => self.root.remove_file(path)?,
+        }
+        self.touched(path.parent(), path);
+        Ok(())
+    }
+
+    pub(super) fn prune_created_dirs(&mut self, snapshot: &Snapshot) {
+        let mut dirs: Vec<&RelPath> = snapshot.created_dirs.iter().collect();
+        dirs.sort_by_key(|p| std::cmp::Reverse(p.depth()));
+        for dir in dirs {
+            // A dir that is not empty holds something the snapshot did not
+            // capture: it stays, and so does what is in it.
+            let is_dir = matches!(self.root.metadata(dir), Ok(Some(m)) if m.kind == EntryKind::Dir);
+            if is_dir && self.root.remove_dir(dir).is_ok() {
+                self.touched(dir.parent(), dir);
+            }
+        }
+    }
+
+    pub(super) fn restore_files(&mut self, snapshot: &Snapshot) {
+        for (path, content) in &snapshot.entries {
+            let Some(bytes) = content else { continue };
+            if self.skip.contains(path) {
+                continue;
+            }
+            let mode = snapshot.modes.get(path).copied();
+            match self.restore_file(path, bytes, mode, snapshot.digests.get(path)) {
+                Ok(()) => self.touched(path.parent(), path),
+                Err(e) => self.fail(path, &e),
+            }
+        }
+    }
+
+    /// Checks the bytes against their digest, writes them atomically, and
+    /// reads the file back to check that what is there is what was captured.
+    fn restore_file(
+        &mut self,
+        path: &RelPath,
+        bytes: &[u8],
+        mode: Option<u32>,
+        digest: Option<&[u8; 32]>,
+    ) -> Result<()> {
+        let actual = sha256(bytes);
+        if digest.is_some_and(|d| *d != actual) {
+            return Err(integrity(
+                path,
+                "the captured bytes do not match their digest (corrupted or forged snapshot)",
+            ));
+        }
+        self.ensure_parents(path)?;
+        let mode = mode.unwrap_or_else(|| self.current_file_mode(path));
+        self.root.write_file(path, bytes, mode, self.durable)?;
+        if sha256(&self.root.read_file(path, None)?) != actual {
+            return Err(integrity(
+                path,
+                "the restored file reads back different from the captured bytes",
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn restore_links(&mut self, snapshot: &Snapshot) {
+        for (path, target) in &snapshot.links {
+            if self.skip.contains(path) {
+                continue;
+            }
+            let result = self.ensure_parents(path).and_then(|()| {
+                let same = match self.root.metadata(path)? {
+                    Some(m) if m.kind == EntryKind::Symlink => {
+                        self.root.read_link(path)? == *target
+                    }
+                    _ => false,
+                };
+                if !same {
+                    self.root.write_link(path, target)?;
+                }
+                Ok(())
+            });
+            match result {
+                Ok(()) => self.touched(path.parent(), path),
+                Err(e) => self.fail(path, &e),
+            }
+        }
+    }
+
+    /// The mode to give a file whose mode the snapshot does not record (a
+    /// seed snapshot): keep the current file's, else the default.
+    fn current_file_mode(&self, path: &RelPath) -> u32 {
+        match self.root.metadata(path) {
+            Ok(Some(m)) if m.kind == EntryKind::File => m.mode,
+            _ => DEFAULT_FILE_MODE,
+        }
+    }
+
+    fn ensure_parents(&mut self, path: &RelPath) -> Result<()> {
+        for dir in path.ancestors() {
+            match self.root.metadata(&dir)?.map(|m| m.kind) {
+                Some(EntryKind::Dir) => {}
+                None => {
+                    self.root.create_dir(&dir)?;
+                    self.touched(dir.parent(), path);
+                }
+                Some(kind) => {
+                    return Err(Error::io(
+                        path.as_str(),
+                        std::io::Error::new(
+                            std::io::ErrorKind::NotADirectory,
+                            format!(
+                                "parent {:?} is a {}, not a directory",
+                                dir.as_str(),
+                                kind.describe()
+                            ),
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn sync_dirs(&mut self) {
+        if !self.durable {
+            return;
+        }
+        let dirty = std::mem::take(&mut self.dirty_dirs);
+        for (dir, paths) in dirty {
+            // A directory pruned (or flipped to a file) after it was touched
+            // is gone; the sync of its parent covers that.
+            if let Some(d) = &dir {
+                if !matches!(self.root.metadata(d), Ok(Some(m)) if m.kind == EntryKind::Dir) {
+                    continue;
+                }
+            }
+            if let Err(e) = self.root.sync_dir(dir.as_ref()) {
+                for p in paths {
+                    self.failures
+                        .entry(p)
+                        .or_insert_with(|| format!("could not fsync its directory: {e}"));
+                }
+            }
+        }
+    }
+}
+
+fn integrity(path: &RelPath, what: &str) -> Error {
+    Error::io(
+        path.as_str(),
+        std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned()),
+    )
+}
+
+/// Whether the snapshot holds a file or link below `path`.
+pub(crate) fn holds_captured_content(snapshot: &Snapshot, path: &RelPath) -> bool {
+    snapshot
+        .entries
+        .iter()
+        .filter(|(_, c)| c.is_some())
+        .map(|(p, _)| p)
+        .chain(snapshot.links.keys())
+        .any(|p| path.is_ancestor_of(p))
+}
