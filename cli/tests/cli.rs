@@ -60,7 +60,7 @@ fn capture_then_rollback_round_trip() {
         tmp.path(),
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
-    assert!(text(&out.stdout).contains("2 restored, 0 unrestored: ok"));
+    assert!(text(&out.stdout).contains("2 restored, 0 unrestored, 0 conflicts: ok"));
     assert_eq!(
         std::fs::read_to_string(root.join("a.txt")).unwrap(),
         "original"
@@ -152,4 +152,138 @@ fn demo_passes() {
     assert!(
         text(&out.stdout).contains("is identical to the tree before the batch; report ok = true")
     );
+}
+
+#[test]
+fn plan_record_applied_guard_redo_and_inspect() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join("a"), "orig a").unwrap();
+    std::fs::write(d.join("b"), "orig b").unwrap();
+    std::fs::write(d.join("key"), b"\x00secret\xff").unwrap();
+    let out = bin(
+        &[
+            "capture",
+            "--root",
+            ".",
+            "a",
+            "b",
+            "n",
+            "--key-file",
+            "key",
+            "-o",
+            "s.json",
+        ],
+        d,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+
+    // The batch, then its record, then a human edit.
+    std::fs::write(d.join("a"), "agent a").unwrap();
+    std::fs::write(d.join("b"), "agent b").unwrap();
+    std::fs::write(d.join("n"), "agent n").unwrap();
+    let out = bin(
+        &["record-applied", "--root", ".", "s.json", "-o", "s.json"],
+        d,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a sealed snapshot needs its key"
+    );
+    assert!(text(&out.stderr).starts_with("error[unauthenticated]"));
+    let out = bin(
+        &[
+            "record-applied",
+            "--root",
+            ".",
+            "s.json",
+            "--key-file",
+            "key",
+            "-o",
+            "s.json",
+        ],
+        d,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    std::fs::write(d.join("a"), "human a").unwrap();
+
+    let out = bin(
+        &[
+            "plan",
+            "--root",
+            ".",
+            "s.json",
+            "--key-file",
+            "key",
+            "--on-conflict",
+            "skip",
+        ],
+        d,
+    );
+    assert_eq!(
+        text(&out.stdout),
+        "conflict  a  (changed after the batch)\nwrite     b\nremove    n\n"
+    );
+    let out = bin(&["inspect", "s.json"], d);
+    let listing = text(&out.stdout);
+    assert!(
+        listing.contains("file  a  6 bytes  mode 644  sha256 "),
+        "{listing}"
+    );
+    assert!(listing.contains("new   n"), "{listing}");
+
+    let out = bin(
+        &[
+            "rollback",
+            "--root",
+            ".",
+            "s.json",
+            "--key-file",
+            "wrong-key",
+        ],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(2), "missing key file is an error");
+    std::fs::write(d.join("wrong"), "nope").unwrap();
+    let out = bin(
+        &["rollback", "--root", ".", "s.json", "--key-file", "wrong"],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("invalid snapshot [unauthenticated]"));
+    assert_eq!(
+        std::fs::read_to_string(d.join("b")).unwrap(),
+        "agent b",
+        "nothing touched"
+    );
+
+    let args = [
+        "rollback",
+        "--root",
+        ".",
+        "s.json",
+        "--key-file",
+        "key",
+        "--on-conflict",
+        "skip",
+        "--redo-out",
+        "redo.json",
+    ];
+    let out = bin(&args, d);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("CONFLICT    a"));
+    assert_eq!(std::fs::read_to_string(d.join("a")).unwrap(), "human a");
+    assert_eq!(std::fs::read_to_string(d.join("b")).unwrap(), "orig b");
+    assert!(!d.join("n").exists());
+
+    // Rolling back the redo brings the batch's result (and the human edit) back.
+    let out = bin(
+        &["rollback", "--root", ".", "redo.json", "--key-file", "key"],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert_eq!(std::fs::read_to_string(d.join("b")).unwrap(), "agent b");
+    assert_eq!(std::fs::read_to_string(d.join("n")).unwrap(), "agent n");
+    assert_eq!(std::fs::read_to_string(d.join("a")).unwrap(), "human a");
 }
