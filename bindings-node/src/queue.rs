@@ -1,0 +1,68 @@
+//! `PushQueue`: the JSONL list of checkpoint refs awaiting push.
+
+use napi::Env;
+use napi_derive::napi;
+
+use crate::error::OrThrow;
+
+/// The push queue of one repository, kept in `directory` (the git common
+/// dir). Every method locks the queue for its whole duration.
+#[napi]
+pub struct PushQueue {
+    inner: agent_checkpoint::queue::PushQueue,
+}
+
+#[napi]
+impl PushQueue {
+    /// The queue kept in `directory`; nothing is touched until a method runs.
+    #[napi(constructor)]
+    pub fn new(directory: String) -> PushQueue {
+        PushQueue {
+            inner: agent_checkpoint::queue::PushQueue::new(directory),
+        }
+    }
+
+    /// The queue file (`entire-checkpoint-push-queue.jsonl` in the directory).
+    #[napi(getter)]
+    pub fn path(&self) -> String {
+        self.inner.path().to_string_lossy().into_owned()
+    }
+
+    /// The directory the queue lives in.
+    #[napi(getter)]
+    pub fn directory(&self) -> String {
+        self.inner.directory().to_string_lossy().into_owned()
+    }
+
+    /// Appends one ref as a whole line; throws `invalid_ref_name` for a ref
+    /// that is not a valid full git ref name.
+    #[napi]
+    pub fn enqueue(&self, env: &Env, ref_name: String) -> napi::Result<()> {
+        self.inner.enqueue(&ref_name).or_throw(env)
+    }
+
+    /// Appends every ref under one lock; if one is invalid nothing is written.
+    #[napi]
+    pub fn enqueue_all(&self, env: &Env, refs: Vec<String>) -> napi::Result<()> {
+        self.inner.enqueue_all(&refs).or_throw(env)
+    }
+
+    /// The queued refs, de-duplicated in first-seen order; nothing is
+    /// removed, but the file is compacted when it held duplicates or junk.
+    #[napi]
+    pub fn drain(&self, env: &Env) -> napi::Result<Vec<String>> {
+        self.inner.drain().or_throw(env)
+    }
+
+    /// Like `drain`, but never rewrites the queue file.
+    #[napi]
+    pub fn peek(&self, env: &Env) -> napi::Result<Vec<String>> {
+        self.inner.peek().or_throw(env)
+    }
+
+    /// Removes every entry of `refs`, keeping refs enqueued since a drain.
+    #[napi]
+    pub fn remove(&self, env: &Env, refs: Vec<String>) -> napi::Result<()> {
+        self.inner.remove(&refs).or_throw(env)
+    }
+}
