@@ -1,0 +1,106 @@
+"""Targeted path snapshot and rollback for atomic batch edits.
+
+Before a batch of edits, :func:`create_checkpoint` records, for exactly the
+paths the batch will touch, whether each existed and its original bytes into
+one self-contained JSON snapshot; :func:`rollback` later restores exactly those
+paths and nothing else, atomically per file, and reports what it restored and
+what it could not. No git and no subprocess are involved.
+
+Around that sits the naming layer agents use to file checkpoints in git:
+checkpoint IDs, ref names, shadow branches, prompt files and the push queue.
+
+Everything is implemented in Rust (``agent_checkpoint._native``); this package
+only re-exports it.
+"""
+
+from agent_checkpoint._native import (
+    CHECKPOINT_REF_PREFIX,
+    ERROR_CODES,
+    METADATA_BRANCH,
+    PROMPT_SEPARATOR,
+    SHADOW_BRANCH_PREFIX,
+    CapturedPath,
+    CheckpointError,
+    InvalidCheckpointIdError,
+    InvalidPathError,
+    InvalidRefNameError,
+    IoError,
+    MalformedSnapshotError,
+    NotAFileError,
+    NotFoundError,
+    PathEscapesRootError,
+    PermissionDeniedError,
+    PushQueue,
+    RollbackResult,
+    TooLargeError,
+    UnauthenticatedError,
+    UnsupportedVersionError,
+    __version__,
+    checkpoint_id_kind,
+    checkpoint_path,
+    create_checkpoint,
+    display_short,
+    error_class,
+    hash_worktree_id,
+    inspect_snapshot,
+    is_shadow_branch,
+    join_prompts,
+    new_checkpoint_id,
+    new_ulid,
+    parse_ref,
+    parse_shadow_branch_name,
+    ref_name,
+    rollback,
+    shadow_branch_name,
+    shard_for,
+    snapshot_paths,
+    split_prompts,
+    ulid_timestamp_ms,
+    validate_checkpoint_id,
+)
+
+__all__ = [
+    "CHECKPOINT_REF_PREFIX",
+    "ERROR_CODES",
+    "METADATA_BRANCH",
+    "PROMPT_SEPARATOR",
+    "SHADOW_BRANCH_PREFIX",
+    "CapturedPath",
+    "CheckpointError",
+    "InvalidCheckpointIdError",
+    "InvalidPathError",
+    "InvalidRefNameError",
+    "IoError",
+    "MalformedSnapshotError",
+    "NotAFileError",
+    "NotFoundError",
+    "PathEscapesRootError",
+    "PermissionDeniedError",
+    "PushQueue",
+    "RollbackResult",
+    "TooLargeError",
+    "UnauthenticatedError",
+    "UnsupportedVersionError",
+    "__version__",
+    "checkpoint_id_kind",
+    "checkpoint_path",
+    "create_checkpoint",
+    "display_short",
+    "error_class",
+    "hash_worktree_id",
+    "inspect_snapshot",
+    "is_shadow_branch",
+    "join_prompts",
+    "new_checkpoint_id",
+    "new_ulid",
+    "parse_ref",
+    "parse_shadow_branch_name",
+    "ref_name",
+    "rollback",
+    "shadow_branch_name",
+    "shard_for",
+    "snapshot_paths",
+    "split_prompts",
+    "ulid_timestamp_ms",
+    "validate_checkpoint_id",
+]

@@ -1,0 +1,192 @@
+//! The Python exception hierarchy and the one mapping from core errors to it.
+//!
+//! Every [`ErrorCode`] has its own class, a subclass of `CheckpointError`
+//! carrying the code as `.code`. ID, ref, path and snapshot errors also
+//! subclass `ValueError`; `not_found`, `permission_denied` and `io` subclass
+//! `FileNotFoundError`, `PermissionError` and `OSError`, and are raised with
+//! `errno`, `strerror` and `filename` set, so `except OSError` code keeps
+//! working. The classes are built once per interpreter with `type(...)`
+//! because a class with two exception bases cannot be declared with
+//! `create_exception!`.
+
+use agent_checkpoint::{Error, ErrorCode};
+use pyo3::exceptions::{
+    PyException, PyFileNotFoundError, PyOSError, PyPermissionError, PyValueError,
+};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple, PyType};
+
+/// The module the classes claim to live in (the public facade).
+const PUBLIC_MODULE: &str = "agent_checkpoint";
+
+/// The built-in exception a code's class inherits from, next to `CheckpointError`.
+#[derive(Clone, Copy)]
+enum Builtin {
+    /// A bad argument or document.
+    Value,
+    /// `FileNotFoundError`.
+    FileNotFound,
+    /// `PermissionError`.
+    Permission,
+    /// `OSError`.
+    Os,
+    /// Nothing but `CheckpointError`.
+    None,
+}
+
+/// The Python class name and built-in base of each code. Exhaustive on
+/// purpose: a new core code does not compile until it has a class here.
+fn spec(code: ErrorCode) -> (&'static str, Builtin) {
+    match code {
+        ErrorCode::InvalidCheckpointId => ("InvalidCheckpointIdError", Builtin::Value),
+        ErrorCode::InvalidRefName => ("InvalidRefNameError", Builtin::Value),
+        ErrorCode::InvalidPath => ("InvalidPathError", Builtin::Value),
+        ErrorCode::PathEscapesRoot => ("PathEscapesRootError", Builtin::Value),
+        ErrorCode::NotAFile => ("NotAFileError", Builtin::Value),
+        ErrorCode::MalformedSnapshot => ("MalformedSnapshotError", Builtin::Value),
+        ErrorCode::UnsupportedVersion => ("UnsupportedVersionError", Builtin::Value),
+        ErrorCode::TooLarge => ("TooLargeError", Builtin::Value),
+        ErrorCode::Unauthenticated => ("UnauthenticatedError", Builtin::None),
+        ErrorCode::NotFound => ("NotFoundError", Builtin::FileNotFound),
+        ErrorCode::PermissionDenied => ("PermissionDeniedError", Builtin::Permission),
+        ErrorCode::Io => ("IoError", Builtin::Os),
+    }
+}
+
+/// `CheckpointError` and one subclass per code, in [`ErrorCode::ALL`] order.
+struct Classes {
+    base: Py<PyType>,
+    by_code: Vec<(ErrorCode, Py<PyType>)>,
+}
+
+static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
+
+fn classes(py: Python<'_>) -> PyResult<&Classes> {
+    CLASSES.get_or_try_init(py, || build_classes(py))
+}
+
+fn new_class<'py>(
+    py: Python<'py>,
+    name: &str,
+    bases: Vec<Bound<'py, PyAny>>,
+    code: &str,
+    doc: &str,
+) -> PyResult<Bound<'py, PyType>> {
+    let namespace = PyDict::new(py);
+    namespace.set_item("__module__", PUBLIC_MODULE)?;
+    namespace.set_item("__doc__", doc)?;
+    namespace.set_item("code", code)?;
+    let bases = PyTuple::new(py, bases)?;
+    let class = py.get_type::<PyType>().call1((name, bases, namespace))?;
+    Ok(class.cast_into::<PyType>()?)
+}
+
+fn build_classes(py: Python<'_>) -> PyResult<Classes> {
+    let base = new_class(
+        py,
+        "CheckpointError",
+        vec![py.get_type::<PyException>().into_any()],
+        "",
+        "Base class of every error agent_checkpoint raises; `.code` is the stable \
+         snake_case error code (empty on this base class, which is never raised itself).",
+    )?;
+    let mut by_code = Vec::with_capacity(ErrorCode::ALL.len());
+    for code in ErrorCode::ALL {
+        let (name, builtin) = spec(code);
+        let mut bases = vec![base.clone().into_any()];
+        match builtin {
+            Builtin::Value => bases.push(py.get_type::<PyValueError>().into_any()),
+            Builtin::FileNotFound => bases.push(py.get_type::<PyFileNotFoundError>().into_any()),
+            Builtin::Permission => bases.push(py.get_type::<PyPermissionError>().into_any()),
+            Builtin::Os => bases.push(py.get_type::<PyOSError>().into_any()),
+            Builtin::None => {}
+        }
+        let doc = format!("Raised with code `{}`.", code.as_str());
+        let class = new_class(py, name, bases, code.as_str(), &doc)?;
+        by_code.push((code, class.unbind()));
+    }
+    Ok(Classes {
+        base: base.unbind(),
+        by_code,
+    })
+}
+
+/// Adds `CheckpointError` and every per-code class to `module`.
+pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = module.py();
+    let classes = classes(py)?;
+    module.add("CheckpointError", classes.base.bind(py))?;
+    for (code, class) in &classes.by_code {
+        module.add(spec(*code).0, class.bind(py))?;
+    }
+    let codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+    module.add("ERROR_CODES", PyTuple::new(py, codes)?)?;
+    Ok(())
+}
+
+/// The class raised for `code`.
+fn class_for(py: Python<'_>, code: ErrorCode) -> PyResult<Bound<'_, PyType>> {
+    let classes = classes(py)?;
+    classes
+        .by_code
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map(|(_, class)| class.bind(py).clone())
+        .ok_or_else(|| PyValueError::new_err(format!("no class for code {code}")))
+}
+
+/// The exception class raised for an error code given by name
+/// (`error_class("not_found") is NotFoundError`).
+#[pyfunction]
+pub fn error_class(py: Python<'_>, code: &str) -> PyResult<Py<PyType>> {
+    let code = ErrorCode::from_name(code)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown error code {code:?}")))?;
+    Ok(class_for(py, code)?.unbind())
+}
+
+/// Converts a core error into the matching Python exception.
+pub fn to_py(py: Python<'_>, error: &Error) -> PyErr {
+    match build_exception(py, error) {
+        Ok(exception) => exception,
+        Err(failed) => failed,
+    }
+}
+
+fn build_exception(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
+    let code = error.code();
+    let class = class_for(py, code)?;
+    let message = error.to_string();
+    let instance = match spec(code).1 {
+        Builtin::FileNotFound | Builtin::Permission | Builtin::Os => {
+            let strerror = match error {
+                Error::Io { source, .. } => source.to_string(),
+                _ => message.clone(),
+            };
+            match (error.raw_os_error(), error.path()) {
+                // OSError(errno, strerror, filename) fills .errno, .strerror, .filename.
+                (Some(errno), Some(path)) => class.call1((errno, strerror, path))?,
+                (Some(errno), None) => class.call1((errno, strerror))?,
+                (None, path) => {
+                    let instance = class.call1((message,))?;
+                    instance.setattr("filename", path)?;
+                    instance
+                }
+            }
+        }
+        Builtin::Value | Builtin::None => class.call1((message,))?,
+    };
+    Ok(PyErr::from_value(instance))
+}
+
+/// Extension trait: `core_result.into_py_result(py)?`.
+pub trait IntoPyResult<T> {
+    /// Maps the core error, if any, to its Python exception.
+    fn into_py_result(self, py: Python<'_>) -> PyResult<T>;
+}
+
+impl<T> IntoPyResult<T> for Result<T, Error> {
+    fn into_py_result(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|e| to_py(py, &e))
+    }
+}

@@ -1,0 +1,74 @@
+//! Read-only views of a snapshot: `snapshot_paths`, `inspect_snapshot`, `CapturedPath`.
+
+use pyo3::prelude::*;
+
+use crate::errors::IntoPyResult;
+
+/// The paths captured by `checkpoint`, sorted; `[]` for a malformed
+/// snapshot (best effort, like the seed).
+#[pyfunction]
+pub fn snapshot_paths(py: Python<'_>, checkpoint: String) -> Vec<String> {
+    py.detach(move || agent_checkpoint::snapshot_paths(&checkpoint))
+}
+
+/// Parses `checkpoint` strictly and describes every captured path.
+///
+/// Raises the snapshot's error (e.g. `MalformedSnapshotError`) when it is
+/// malformed.
+#[pyfunction]
+pub fn inspect_snapshot(py: Python<'_>, checkpoint: String) -> PyResult<Vec<CapturedPath>> {
+    let items = py
+        .detach(move || agent_checkpoint::inspect_snapshot(&checkpoint))
+        .into_py_result(py)?;
+    Ok(items.into_iter().map(CapturedPath::from).collect())
+}
+
+/// One captured path of a snapshot.
+#[pyclass(frozen, eq, module = "agent_checkpoint")]
+#[derive(PartialEq, Eq)]
+pub struct CapturedPath {
+    /// The canonical path, relative to the root.
+    #[pyo3(get)]
+    path: String,
+    /// `"file"` (existed, with its bytes), `"new"` (did not exist) or `"link"`.
+    #[pyo3(get)]
+    kind: &'static str,
+    /// Size in bytes of the captured content (files only).
+    #[pyo3(get)]
+    size: Option<u64>,
+    /// Permission bits, when recorded (files only).
+    #[pyo3(get)]
+    mode: Option<u32>,
+    /// The symlink's target text (links only).
+    #[pyo3(get)]
+    link_target: Option<String>,
+}
+
+impl From<agent_checkpoint::CapturedPath> for CapturedPath {
+    fn from(item: agent_checkpoint::CapturedPath) -> CapturedPath {
+        CapturedPath {
+            path: item.path,
+            kind: item.kind.as_str(),
+            size: item.size,
+            mode: item.mode,
+            link_target: item.link_target,
+        }
+    }
+}
+
+#[pymethods]
+impl CapturedPath {
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "CapturedPath(path={}, kind={}, size={}, mode={}, link_target={})",
+            self.path.as_str().into_pyobject(py)?.repr()?,
+            self.kind.into_pyobject(py)?.repr()?,
+            self.size.into_pyobject(py)?.repr()?,
+            match self.mode {
+                Some(mode) => format!("0o{mode:o}"),
+                None => "None".to_owned(),
+            },
+            self.link_target.as_deref().into_pyobject(py)?.repr()?,
+        ))
+    }
+}

@@ -1,0 +1,141 @@
+"""The shared vectors: every naming_* case and every fs_* case (real temp dirs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict
+
+import pytest
+
+import agent_checkpoint as ac
+from vectors import (
+    check_tree,
+    load_cases,
+    mutate,
+    params,
+    read_tree,
+    tree_from_case,
+    with_parents,
+    write_node,
+)
+
+NAMING = load_cases("naming_")
+FS = load_cases("fs_")
+
+
+def play_naming(op: str, args: list) -> Any:
+    """The function named by `op`, called with the case's args (tuples as lists, like JSON)."""
+    function = getattr(ac, op)
+    result = function(*args)
+    if isinstance(result, tuple):
+        return list(result)
+    return result
+
+
+@pytest.mark.parametrize("case", params(NAMING))
+def test_naming_vector(case: Dict[str, Any]) -> None:
+    if "expect_error" in case:
+        with pytest.raises(ac.CheckpointError) as raised:
+            play_naming(case["op"], case["args"])
+        assert raised.value.code == case["expect_error"]
+    else:
+        assert play_naming(case["op"], case["args"]) == case["expect"]
+
+
+def test_vector_counts() -> None:
+    # Guards against an empty or truncated load (every file, every case).
+    assert len(NAMING) >= 190
+    assert len(FS) >= 120
+
+
+def snapshot_text(case: Dict[str, Any]) -> str:
+    snapshot = case["snapshot"]
+    return snapshot if isinstance(snapshot, str) else json.dumps(snapshot, separators=(",", ":"), sort_keys=True)
+
+
+def report_matches(case: Dict[str, Any], result: ac.RollbackResult) -> None:
+    want = case.get("expect_report", {})
+    if "ok" in want:
+        assert result.ok == want["ok"], result
+    if "valid" in want:
+        assert result.valid == want["valid"], result
+    if "error_code" in want:
+        assert result.error_code == want["error_code"], result
+    if "restored" in want:
+        assert result.restored == want["restored"], result
+    if "unrestored" in want:
+        assert result.unrestored == want["unrestored"], result
+    # Invariants of the host type, on every case.
+    assert result.ok == (result.valid and not result.unrestored)
+    assert sorted(result.failures) == result.unrestored
+    assert (result.error is None) == result.valid == (result.error_code is None)
+
+
+@pytest.mark.parametrize("case", params(FS))
+def test_fs_vector(case: Dict[str, Any], tmp_path: Path) -> None:
+    op = case["op"]
+    if op == "snapshot_paths":
+        assert ac.snapshot_paths(snapshot_text(case)) == case["expect"]
+        return
+    if op == "inspect_snapshot":
+        if "expect_error" in case:
+            with pytest.raises(ac.CheckpointError) as raised:
+                ac.inspect_snapshot(case["snapshot"])
+            assert raised.value.code == case["expect_error"]
+        else:
+            got = [
+                {"path": i.path, "kind": i.kind, "size": i.size, "mode": i.mode, "link_target": i.link_target}
+                for i in ac.inspect_snapshot(case["snapshot"])
+            ]
+            assert got == case["expect"]
+        return
+
+    root = tmp_path / "root"
+    root.mkdir()
+    for path, node in tree_from_case(case, "tree").items():
+        write_node(root, path, node)
+    before = read_tree(root)
+    absolute = str(root)
+
+    if op in ("capture", "capture_then_rollback"):
+        paths = [p.replace("$ROOT", absolute) for p in case["paths"]]
+        options = case.get("capture_options", {})
+        kwargs = {"allow_git_dir": options.get("allow_git_dir", False), "max_file_bytes": options.get("max_file_bytes")}
+        if "expect_capture_error" in case:
+            with pytest.raises(ac.CheckpointError) as raised:
+                ac.create_checkpoint(absolute, paths, **kwargs)
+            assert raised.value.code == case["expect_capture_error"], raised.value
+            check_tree(before, read_tree(root))
+            return
+        snapshot = ac.create_checkpoint(absolute, paths, **kwargs)
+    elif op == "rollback":
+        snapshot = snapshot_text(case)
+    else:
+        raise AssertionError(f"unknown op {op}")
+
+    if "expect_paths" in case:
+        assert ac.snapshot_paths(snapshot) == case["expect_paths"]
+    if "expect_snapshot" in case:
+        assert json.loads(snapshot) == case["expect_snapshot"]
+    if "expect_snapshot_text" in case:
+        assert snapshot == case["expect_snapshot_text"]
+    if op == "capture":
+        check_tree(before, read_tree(root))
+        return
+
+    for step in case.get("mutate", []):
+        mutate(root, step)
+    mutated = read_tree(root)
+    options = case.get("rollback_options", {})
+    kwargs = {"durable": options.get("durable", True), "allow_git_dir": options.get("allow_git_dir", False)}
+    result = ac.rollback(absolute, snapshot, **kwargs)
+    for _ in range(1, case.get("rollback_times", 1)):
+        result = ac.rollback(absolute, snapshot, **kwargs)
+    report_matches(case, result)
+    if "expect_tree" in case:
+        expected = with_parents(tree_from_case(case, "expect_tree"))
+    else:
+        assert not result.valid, "case without expect_tree"
+        expected = mutated
+    check_tree(expected, read_tree(root))
