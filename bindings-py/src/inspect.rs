@@ -42,6 +42,9 @@ pub struct CapturedPath {
     /// The symlink's target text (links only).
     #[pyo3(get)]
     link_target: Option<String>,
+    /// SHA-256 of the captured content, lowercase hex (files whose digest was recorded).
+    #[pyo3(get)]
+    digest: Option<String>,
 }
 
 impl From<agent_checkpoint::CapturedPath> for CapturedPath {
@@ -52,6 +55,7 @@ impl From<agent_checkpoint::CapturedPath> for CapturedPath {
             size: item.size,
             mode: item.mode,
             link_target: item.link_target,
+            digest: item.digest,
         }
     }
 }
@@ -60,7 +64,7 @@ impl From<agent_checkpoint::CapturedPath> for CapturedPath {
 impl CapturedPath {
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!(
-            "CapturedPath(path={}, kind={}, size={}, mode={}, link_target={})",
+            "CapturedPath(path={}, kind={}, size={}, mode={}, link_target={}, digest={})",
             self.path.as_str().into_pyobject(py)?.repr()?,
             self.kind.into_pyobject(py)?.repr()?,
             self.size.into_pyobject(py)?.repr()?,
@@ -69,6 +73,7 @@ impl CapturedPath {
                 None => "None".to_owned(),
             },
             self.link_target.as_deref().into_pyobject(py)?.repr()?,
+            self.digest.as_deref().into_pyobject(py)?.repr()?,
         ))
     }
 }

@@ -9,6 +9,7 @@ mod checkpoint;
 mod errors;
 mod inspect;
 mod naming;
+mod options;
 mod queue;
 
 use pyo3::prelude::*;
@@ -25,6 +26,9 @@ fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(checkpoint::create_checkpoint, module)?)?;
     module.add_function(wrap_pyfunction!(checkpoint::rollback, module)?)?;
     module.add_class::<checkpoint::RollbackResult>()?;
+    module.add_function(wrap_pyfunction!(checkpoint::plan_rollback, module)?)?;
+    module.add_class::<checkpoint::PlanItem>()?;
+    module.add_function(wrap_pyfunction!(checkpoint::record_applied, module)?)?;
     module.add_function(wrap_pyfunction!(inspect::snapshot_paths, module)?)?;
     module.add_function(wrap_pyfunction!(inspect::inspect_snapshot, module)?)?;
     module.add_class::<inspect::CapturedPath>()?;

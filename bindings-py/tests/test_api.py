@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -151,7 +152,7 @@ def test_rollback_result_shape(root: Path) -> None:
     assert result.error_code is None and result.error is None
     assert repr(result) == (
         "RollbackResult(ok=True, valid=True, restored=['b.txt', 'gen/x.py'], "
-        "unrestored=[], error_code=None, error=None)"
+        "unrestored=[], conflicts=[], error_code=None, error=None)"
     )
     with pytest.raises(AttributeError):
         result.restored = []  # type: ignore[misc]
@@ -165,7 +166,7 @@ def test_malformed_rollback_result(root: Path) -> None:
     assert result.error_code == "malformed_snapshot"
     assert result.error and "malformed snapshot" in result.error
     assert re.fullmatch(
-        r"RollbackResult\(ok=False, valid=False, restored=\[\], unrestored=\[\], "
+        r"RollbackResult\(ok=False, valid=False, restored=\[\], unrestored=\[\], conflicts=\[\], "
         r"error_code='malformed_snapshot', error='malformed snapshot: .*'\)",
         repr(result),
     )
@@ -176,12 +177,15 @@ def test_inspect_snapshot(root: Path) -> None:
     os.symlink("b.txt", root / "cur")
     snapshot = ac.create_checkpoint(root, ["b.txt", "cur", "n/new.py"])
     items = ac.inspect_snapshot(snapshot)
-    assert [(i.path, i.kind, i.size, i.mode, i.link_target) for i in items] == [
-        ("b.txt", "file", 1, 0o640, None),
-        ("cur", "link", None, None, "b.txt"),
-        ("n/new.py", "new", None, None, None),
+    digest_b = hashlib.sha256(b"b").hexdigest()
+    assert [(i.path, i.kind, i.size, i.mode, i.link_target, i.digest) for i in items] == [
+        ("b.txt", "file", 1, 0o640, None, digest_b),
+        ("cur", "link", None, None, "b.txt", None),
+        ("n/new.py", "new", None, None, None, None),
     ]
-    assert repr(items[0]) == "CapturedPath(path='b.txt', kind='file', size=1, mode=0o640, link_target=None)"
+    assert repr(items[0]) == (
+        f"CapturedPath(path='b.txt', kind='file', size=1, mode=0o640, link_target=None, digest='{digest_b}')"
+    )
     assert items == ac.inspect_snapshot(snapshot)
     assert items[0] != items[1]
 
@@ -272,3 +276,66 @@ def test_push_queue_in_missing_directory(tmp_path: Path) -> None:
 def test_version() -> None:
     assert re.fullmatch(r"\d+\.\d+\.\d+.*", ac.__version__)
     assert set(ac.__all__) <= set(dir(ac))
+
+
+def test_redo_undoes_the_rollback(root: Path) -> None:
+    snapshot = ac.create_checkpoint(root, ["b.txt", "gen/x.py"])
+    (root / "b.txt").write_text("batch")
+    (root / "gen").mkdir()
+    (root / "gen" / "x.py").write_text("batch")
+    result = ac.rollback(root, snapshot)
+    assert result.ok and result.redo is not None
+    assert ac.rollback(root, result.redo).ok
+    assert (root / "b.txt").read_text() == "batch" and (root / "gen" / "x.py").read_text() == "batch"
+    assert ac.rollback(root, snapshot, redo=False).redo is None
+
+
+def test_plan_rollback_touches_nothing(root: Path) -> None:
+    snapshot = ac.create_checkpoint(root, ["b.txt", "src/a.py", "gen/x.py"])
+    (root / "b.txt").write_text("batch")
+    (root / "gen").mkdir()
+    (root / "gen" / "x.py").write_text("batch")
+    plan = ac.plan_rollback(root, snapshot)
+    assert [(i.path, i.action, i.conflict) for i in plan] == [
+        ("b.txt", "write", False),
+        ("gen", "rmdir", False),
+        ("gen/x.py", "remove", False),
+        ("src/a.py", "keep", False),
+    ]
+    assert repr(plan[0]) == "PlanItem(path='b.txt', action='write', conflict=False)"
+    assert plan == ac.plan_rollback(str(root), snapshot)
+    assert (root / "b.txt").read_text() == "batch"
+    with pytest.raises(ac.MalformedSnapshotError):
+        ac.plan_rollback(root, "{")
+
+
+def test_human_edit_guard(root: Path) -> None:
+    snapshot = ac.create_checkpoint(root, ["b.txt", "src/a.py"])
+    (root / "b.txt").write_text("batch")
+    (root / "src" / "a.py").write_text("batch")
+    snapshot = ac.record_applied(root, snapshot)
+    (root / "b.txt").write_text("a human edit")
+    result = ac.rollback(root, snapshot, on_conflict="skip")
+    assert result.conflicts == ["b.txt"] and result.restored == ["src/a.py"]
+    assert (root / "b.txt").read_text() == "a human edit"
+    assert (root / "src" / "a.py").read_text() == "a"
+    with pytest.raises(ValueError, match="on_conflict"):
+        ac.rollback(root, snapshot, on_conflict="merge")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("key", [b"secret", bytearray(b"secret"), "secret"], ids=["bytes", "bytearray", "str"])
+def test_sealed_snapshots(root: Path, key: Any) -> None:
+    sealed = ac.create_checkpoint(root, ["b.txt"], key=key)
+    assert sealed == ac.create_checkpoint(root, ["b.txt"], key=b"secret")
+    (root / "b.txt").write_text("batch")
+    refused = ac.rollback(root, sealed, key=b"wrong")
+    assert not refused.valid and refused.error_code == "unauthenticated"
+    assert (root / "b.txt").read_text() == "batch"
+    with pytest.raises(ac.UnauthenticatedError):
+        ac.plan_rollback(root, sealed, key="wrong")
+    with pytest.raises(ac.UnauthenticatedError):
+        ac.record_applied(root, sealed)
+    assert ac.rollback(root, ac.record_applied(root, sealed, key=key), key=key).ok
+    assert (root / "b.txt").read_text() == "b"
+    with pytest.raises(TypeError, match="key must be bytes or str"):
+        ac.create_checkpoint(root, ["b.txt"], key=42)  # type: ignore[arg-type]

@@ -62,6 +62,10 @@ def report_matches(case: Dict[str, Any], result: ac.RollbackResult) -> None:
         assert result.valid == want["valid"], result
     if "error_code" in want:
         assert result.error_code == want["error_code"], result
+    if "conflicts" in want:
+        assert result.conflicts == want["conflicts"], result
+    if "has_redo" in want:
+        assert (result.redo is not None) == want["has_redo"], result
     if "restored" in want:
         assert result.restored == want["restored"], result
     if "unrestored" in want:
@@ -85,7 +89,14 @@ def test_fs_vector(case: Dict[str, Any], tmp_path: Path) -> None:
             assert raised.value.code == case["expect_error"]
         else:
             got = [
-                {"path": i.path, "kind": i.kind, "size": i.size, "mode": i.mode, "link_target": i.link_target}
+                {
+                    "path": i.path,
+                    "kind": i.kind,
+                    "size": i.size,
+                    "mode": i.mode,
+                    "link_target": i.link_target,
+                    "digest": i.digest,
+                }
                 for i in ac.inspect_snapshot(case["snapshot"])
             ]
             assert got == case["expect"]
@@ -101,7 +112,11 @@ def test_fs_vector(case: Dict[str, Any], tmp_path: Path) -> None:
     if op in ("capture", "capture_then_rollback"):
         paths = [p.replace("$ROOT", absolute) for p in case["paths"]]
         options = case.get("capture_options", {})
-        kwargs = {"allow_git_dir": options.get("allow_git_dir", False), "max_file_bytes": options.get("max_file_bytes")}
+        kwargs = {
+            "allow_git_dir": options.get("allow_git_dir", False),
+            "max_file_bytes": options.get("max_file_bytes"),
+            "key": options.get("key"),
+        }
         if "expect_capture_error" in case:
             with pytest.raises(ac.CheckpointError) as raised:
                 ac.create_checkpoint(absolute, paths, **kwargs)
@@ -126,12 +141,53 @@ def test_fs_vector(case: Dict[str, Any], tmp_path: Path) -> None:
 
     for step in case.get("mutate", []):
         mutate(root, step)
-    mutated = read_tree(root)
+    if "tamper" in case:
+        old, new = case["tamper"]
+        assert old in snapshot, f"tamper: {old!r} not in {snapshot}"
+        snapshot = snapshot.replace(old, new, 1)
     options = case.get("rollback_options", {})
-    kwargs = {"durable": options.get("durable", True), "allow_git_dir": options.get("allow_git_dir", False)}
+    kwargs = {
+        "durable": options.get("durable", True),
+        "allow_git_dir": options.get("allow_git_dir", False),
+        "on_conflict": options.get("on_conflict", "overwrite"),
+        "key": options.get("key"),
+        "redo": options.get("redo", True),
+    }
+    if case.get("record_applied"):
+        record = lambda: ac.record_applied(  # noqa: E731
+            absolute, snapshot, allow_git_dir=kwargs["allow_git_dir"], key=kwargs["key"]
+        )
+        if "expect_record_error" in case:
+            with pytest.raises(ac.CheckpointError) as raised:
+                record()
+            assert raised.value.code == case["expect_record_error"]
+            return
+        snapshot = record()
+    for step in case.get("human_edits", []):
+        mutate(root, step)
+    if "expect_plan" in case:
+        plan_kwargs = {k: kwargs[k] for k in ("allow_git_dir", "on_conflict", "key")}
+        want = case["expect_plan"]
+        if isinstance(want, str):
+            with pytest.raises(ac.CheckpointError) as raised:
+                ac.plan_rollback(absolute, snapshot, **plan_kwargs)
+            assert raised.value.code == want
+        else:
+            got = [
+                {"path": i.path, "action": i.action, "conflict": i.conflict}
+                for i in ac.plan_rollback(absolute, snapshot, **plan_kwargs)
+            ]
+            assert got == want
+    mutated = read_tree(root)
     result = ac.rollback(absolute, snapshot, **kwargs)
     for _ in range(1, case.get("rollback_times", 1)):
         result = ac.rollback(absolute, snapshot, **kwargs)
+    if case.get("check_redo"):
+        assert result.redo is not None, "no redo snapshot"
+        again = ac.rollback(absolute, result.redo, **kwargs)
+        assert again.ok, f"rolling back the redo failed: {again}"
+        check_tree(mutated, read_tree(root))
+        ac.rollback(absolute, snapshot, **kwargs)
     report_matches(case, result)
     if "expect_tree" in case:
         expected = with_parents(tree_from_case(case, "expect_tree"))

@@ -17,6 +17,9 @@ class _HasFile(Protocol):
 _Operation: TypeAlias = Union[_StrPath, _HasFile]
 _IdKind: TypeAlias = Literal["legacy", "ulid", "unknown"]
 _CapturedKind: TypeAlias = Literal["file", "new", "link"]
+_PlanAction: TypeAlias = Literal["keep", "write", "remove", "rmdir", "conflict"]
+_OnConflict: TypeAlias = Literal["overwrite", "skip"]
+_Key: TypeAlias = Union[bytes, bytearray, str]
 
 __all__ = [
     "CHECKPOINT_REF_PREFIX",
@@ -35,6 +38,7 @@ __all__ = [
     "NotFoundError",
     "PathEscapesRootError",
     "PermissionDeniedError",
+    "PlanItem",
     "PushQueue",
     "RollbackResult",
     "TooLargeError",
@@ -54,6 +58,8 @@ __all__ = [
     "new_ulid",
     "parse_ref",
     "parse_shadow_branch_name",
+    "plan_rollback",
+    "record_applied",
     "ref_name",
     "rollback",
     "shadow_branch_name",
@@ -99,6 +105,7 @@ def create_checkpoint(
     *,
     allow_git_dir: bool = False,
     max_file_bytes: int | None = None,
+    key: _Key | None = None,
 ) -> str: ...
 def rollback(
     root: _StrPath,
@@ -106,7 +113,25 @@ def rollback(
     *,
     durable: bool = True,
     allow_git_dir: bool = False,
+    on_conflict: _OnConflict = "overwrite",
+    key: _Key | None = None,
+    redo: bool = True,
 ) -> RollbackResult: ...
+def plan_rollback(
+    root: _StrPath,
+    checkpoint: str,
+    *,
+    allow_git_dir: bool = False,
+    on_conflict: _OnConflict = "overwrite",
+    key: _Key | None = None,
+) -> list[PlanItem]: ...
+def record_applied(
+    root: _StrPath,
+    checkpoint: str,
+    *,
+    allow_git_dir: bool = False,
+    key: _Key | None = None,
+) -> str: ...
 def snapshot_paths(checkpoint: str) -> list[str]: ...
 def inspect_snapshot(checkpoint: str) -> list[CapturedPath]: ...
 @final
@@ -117,6 +142,10 @@ class RollbackResult:
     def unrestored(self) -> list[str]: ...
     @property
     def failures(self) -> dict[str, str]: ...
+    @property
+    def conflicts(self) -> list[str]: ...
+    @property
+    def redo(self) -> str | None: ...
     @property
     def error_code(self) -> str | None: ...
     @property
@@ -138,6 +167,19 @@ class CapturedPath:
     def mode(self) -> int | None: ...
     @property
     def link_target(self) -> str | None: ...
+    @property
+    def digest(self) -> str | None: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class PlanItem:
+    @property
+    def path(self) -> str: ...
+    @property
+    def action(self) -> _PlanAction: ...
+    @property
+    def conflict(self) -> bool: ...
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
