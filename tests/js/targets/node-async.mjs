@@ -1,0 +1,21 @@
+// Target `node-async`: target `node` with capture and rollback played through
+// createCheckpointAsync / rollbackAsync, so every vector checks that the async
+// variants give the same results as the sync ones.
+
+import { createRequire } from 'node:module'
+import * as path from 'node:path'
+import { api, makeRoot, newRoot as newSyncRoot, refuseUnbound } from './node.mjs'
+
+const binding = createRequire(import.meta.url)('../../../bindings-node')
+
+// The same package as target `node`, so the same expected_failures.txt entries.
+export const name = 'node'
+export { api }
+
+export async function newRoot(tree) {
+  const dir = (await newSyncRoot(tree)).absPath
+  return makeRoot(dir, path.dirname(dir), {
+    capture: (paths, options) => binding.createCheckpointAsync(dir, paths, refuseUnbound(options)),
+    rollback: (text, options) => binding.rollbackAsync(dir, text, refuseUnbound(options)),
+  })
+}
