@@ -25,8 +25,8 @@ pub struct CaptureOptions {
 /// What capture found at one canonical key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Found {
-    /// A regular file with these permission bits.
-    File(u32),
+    /// A regular file with these permission bits and (then) this length.
+    File(u32, u64),
     /// Nothing: the batch will create it.
     Missing,
 }
@@ -67,8 +67,11 @@ where
     for (key, found) in &plan.entries {
         size += key.as_str().len() + 8;
         let content = match found {
-            Found::File(mode) => {
+            Found::File(mode, len) => {
                 skeleton.modes.insert(key.clone(), *mode);
+                // base64 text, quotes and comma; the digest entry; the mode entry.
+                size += usize::try_from(*len).unwrap_or(0).div_ceil(3) * 4 + 3;
+                size += 2 * key.as_str().len() + 64 + 24;
                 Some(Vec::new())
             }
             Found::Missing => None,
@@ -80,7 +83,7 @@ where
     let mut encoder = SnapshotEncoder::with_capacity(size);
     for (key, found) in &plan.entries {
         match found {
-            Found::File(_) => {
+            Found::File(..) => {
                 let bytes = root.read_file(key, options.max_file_bytes)?;
                 skeleton.digests.insert(key.clone(), sha256(&bytes));
                 encoder.entry(key, Some(&bytes));
@@ -112,7 +115,7 @@ where
         }
         let found = match resolved.metadata {
             None => Found::Missing,
-            Some(m) if m.kind == EntryKind::File => Found::File(m.mode),
+            Some(m) if m.kind == EntryKind::File => Found::File(m.mode, m.len),
             Some(m) => {
                 return Err(Error::NotAFile {
                     path: resolved.key.to_string(),

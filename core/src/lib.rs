@@ -31,6 +31,7 @@
 
 pub mod applied;
 pub mod capture;
+pub mod codec;
 pub mod digest;
 pub mod error;
 pub mod guard;

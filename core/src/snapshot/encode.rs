@@ -6,14 +6,10 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use base64::Engine as _;
-
 use super::{Snapshot, SNAPSHOT_VERSION};
+use crate::codec;
 use crate::digest::to_hex;
 use crate::relpath::RelPath;
-
-/// The base64 engine of the format: standard alphabet, padded, strict.
-pub(crate) const BASE64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
 /// Writes a snapshot's JSON text incrementally.
 ///
@@ -45,7 +41,7 @@ impl SnapshotEncoder {
             Some(bytes) => {
                 self.out.reserve(bytes.len().div_ceil(3) * 4 + 2);
                 self.out.push('"');
-                BASE64.encode_string(bytes, &mut self.out);
+                codec::encode_into(bytes, &mut self.out);
                 self.out.push('"');
             }
             None => self.out.push_str("null"),

@@ -10,12 +10,11 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use base64::Engine as _;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::encode::BASE64;
 use super::{ParseOptions, Snapshot, SNAPSHOT_VERSION};
+use crate::codec;
 use crate::digest::{from_hex, PathState};
 use crate::error::{Error, Result};
 use crate::relpath::{truncate_for_message, RelPath};
@@ -174,8 +173,7 @@ fn keyed<V>(pairs: Vec<(String, V)>, field: &str) -> Result<BTreeMap<RelPath, V>
 }
 
 fn decode_base64(path: &RelPath, text: &str) -> Result<Vec<u8>> {
-    BASE64
-        .decode(text)
+    codec::decode(text)
         .map_err(|e| Error::malformed(format!("entries: {path:?} is not valid base64: {e}")))
 }
 
