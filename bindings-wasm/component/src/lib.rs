@@ -1,1 +1,190 @@
-//! WASI preview-2 component of agent-checkpoint (placeholder until its issue lands).
+//! agent-checkpoint as a WASI preview-2 component (WIT world
+//! `agent:checkpoint/checkpoint`, in `wit/checkpoint.wit`).
+//!
+//! Every export converts its arguments, calls the core and maps the error
+//! to the WIT `checkpoint-error` (see [`errors`]). File functions open the
+//! `root` the host names through [`wasi_root::WasiRoot`], inside the host's
+//! preopens. Only built for wasm targets, so that the workspace's host build
+//! and tests are unaffected.
+#![cfg(target_family = "wasm")]
+
+mod errors;
+pub mod wasi_root;
+
+use agent_checkpoint::{id, prompts, refs};
+
+use bindings::{
+    CaptureOptions, CapturedKind, CapturedPath, CheckpointError, Guest, IdKind, RollbackOptions,
+    RollbackResult, ShadowBranch, UnrestoredPath,
+};
+use errors::{core_result, to_wit};
+use wasi_root::WasiRoot;
+
+/// The types and glue wit-bindgen generates from `wit/checkpoint.wit`.
+#[allow(unsafe_code, reason = "wit-bindgen's generated canonical-ABI glue")]
+#[allow(missing_docs, reason = "generated; the WIT file documents the world")]
+mod bindings {
+    wit_bindgen::generate!({
+        world: "checkpoint",
+        path: "wit",
+    });
+
+    use super::Component;
+    export!(Component);
+}
+
+/// The component: one implementation of the world's exports.
+struct Component;
+
+fn into_string(id: id::CheckpointId) -> String {
+    id.into_string()
+}
+
+impl Guest for Component {
+    fn create_checkpoint(
+        root: String,
+        paths: Vec<String>,
+        options: CaptureOptions,
+    ) -> Result<String, CheckpointError> {
+        let root = core_result(WasiRoot::open(&root))?;
+        let mut core = agent_checkpoint::CaptureOptions::default();
+        core.allow_git_dir = options.allow_git_dir;
+        core.max_file_bytes = options.max_file_bytes;
+        core_result(agent_checkpoint::capture(&root, &paths, &core))
+    }
+
+    fn rollback(
+        root: String,
+        checkpoint: String,
+        options: RollbackOptions,
+    ) -> Result<RollbackResult, CheckpointError> {
+        let root = core_result(WasiRoot::open(&root))?;
+        let mut core = agent_checkpoint::RollbackOptions::default();
+        core.durable = options.durable;
+        core.allow_git_dir = options.allow_git_dir;
+        let report = agent_checkpoint::rollback(&root, &checkpoint, &core);
+        Ok(RollbackResult {
+            valid: report.valid(),
+            ok: report.ok(),
+            error: report.error.as_ref().map(to_wit),
+            restored: report.restored,
+            unrestored: report
+                .unrestored
+                .into_iter()
+                .map(|u| UnrestoredPath {
+                    path: u.path,
+                    reason: u.reason,
+                })
+                .collect(),
+        })
+    }
+
+    fn snapshot_paths(checkpoint: String) -> Vec<String> {
+        agent_checkpoint::snapshot_paths(&checkpoint)
+    }
+
+    fn inspect_snapshot(checkpoint: String) -> Result<Vec<CapturedPath>, CheckpointError> {
+        let items = core_result(agent_checkpoint::inspect_snapshot(&checkpoint))?;
+        Ok(items
+            .into_iter()
+            .map(|item| CapturedPath {
+                path: item.path,
+                kind: match item.kind {
+                    agent_checkpoint::CapturedKind::File => CapturedKind::File,
+                    agent_checkpoint::CapturedKind::New => CapturedKind::New,
+                    agent_checkpoint::CapturedKind::Link => CapturedKind::Link,
+                },
+                size: item.size,
+                mode: item.mode,
+                link_target: item.link_target,
+            })
+            .collect())
+    }
+
+    fn checkpoint_id_kind(id: String) -> IdKind {
+        match id::checkpoint_id_kind(&id) {
+            id::IdKind::Legacy => IdKind::Legacy,
+            id::IdKind::Ulid => IdKind::Ulid,
+            id::IdKind::Unknown => IdKind::Unknown,
+        }
+    }
+
+    fn validate_checkpoint_id(id: String) -> Result<String, CheckpointError> {
+        core_result(id::validate_checkpoint_id(&id)).map(into_string)
+    }
+
+    fn new_checkpoint_id() -> Result<String, CheckpointError> {
+        core_result(id::new_checkpoint_id()).map(into_string)
+    }
+
+    fn new_ulid(timestamp_ms: Option<u64>) -> Result<String, CheckpointError> {
+        core_result(id::new_ulid(timestamp_ms)).map(into_string)
+    }
+
+    fn ulid_timestamp_ms(id: String) -> Option<u64> {
+        id::ulid_timestamp_ms(&id)
+    }
+
+    fn display_short(id: String) -> String {
+        id::display_short(&id)
+    }
+
+    fn checkpoint_path(id: String) -> String {
+        id::checkpoint_path(&id)
+    }
+
+    fn shard_for(id: String) -> String {
+        id::shard_for(&id)
+    }
+
+    fn ref_name(id: String) -> Result<String, CheckpointError> {
+        core_result(refs::ref_name(&id))
+    }
+
+    fn parse_ref(name: String) -> Option<String> {
+        refs::parse_ref(&name)
+    }
+
+    fn shadow_branch_name(base_commit: String, worktree_id: String) -> String {
+        refs::shadow_branch_name(&base_commit, &worktree_id)
+    }
+
+    fn parse_shadow_branch_name(name: String) -> Option<ShadowBranch> {
+        refs::parse_shadow_branch_name(&name).map(|(commit_prefix, worktree_hash)| ShadowBranch {
+            commit_prefix,
+            worktree_hash,
+        })
+    }
+
+    fn hash_worktree_id(worktree_id: String) -> String {
+        refs::hash_worktree_id(&worktree_id)
+    }
+
+    fn is_shadow_branch(name: String) -> bool {
+        refs::is_shadow_branch(&name)
+    }
+
+    fn checkpoint_ref_prefix() -> String {
+        refs::CHECKPOINT_REF_PREFIX.to_owned()
+    }
+
+    fn shadow_branch_prefix() -> String {
+        refs::SHADOW_BRANCH_PREFIX.to_owned()
+    }
+
+    fn metadata_branch() -> String {
+        refs::METADATA_BRANCH.to_owned()
+    }
+
+    fn split_prompts(content: String) -> Vec<String> {
+        prompts::split_prompts(&content)
+    }
+
+    fn join_prompts(prompts: Vec<String>) -> String {
+        prompts::join_prompts(&prompts)
+    }
+
+    fn prompt_separator() -> String {
+        prompts::PROMPT_SEPARATOR.to_owned()
+    }
+}

@@ -1,0 +1,166 @@
+"""Embeds the agent-checkpoint WASI component in Python with the `wasmtime` package.
+
+    host = ComponentHost(Path("agent_checkpoint_component.wasm"))
+    with host.instantiate(Path("/tmp/project"), guest="/project") as component:
+        snapshot = component.create_checkpoint("/project", ["src/a.py"])
+        ...
+        report = component.rollback("/project", snapshot)
+
+Each `instantiate` makes a fresh store whose only preopen is the given host
+directory, mounted at `guest`; every file function of the component stays
+inside it. Errors of the component come back as values (wasmtime's component
+API) and are raised here as `ComponentError` with the WIT code in `.code`.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Optional
+
+import wasmtime
+from wasmtime import component as wc
+
+
+class ComponentError(Exception):
+    """A `checkpoint-error` returned by the component."""
+
+    def __init__(self, code: str, message: str, path: Optional[str]) -> None:
+        super().__init__(f"{code}: {message}")
+        #: The kebab-case WIT code (`path-escapes-root`).
+        self.code = code
+        #: The snake_case code, as the other bindings spell it.
+        self.snake_code = code.replace("-", "_")
+        self.message = message
+        self.path = path
+
+
+@dataclass
+class RollbackResult:
+    """The component's `rollback-result`, with Python names."""
+
+    restored: list[str]
+    unrestored: list[str]
+    failures: dict[str, str]
+    valid: bool
+    ok: bool
+    error_code: Optional[str]
+    error: Optional[str]
+
+
+def _field(record: Any, name: str) -> Any:
+    return getattr(record, name)
+
+
+def _record(**fields: Any) -> wc.Record:
+    rec = wc.Record()
+    for name, value in fields.items():
+        setattr(rec, name.replace("_", "-"), value)
+    return rec
+
+
+def _error(record: Any) -> ComponentError:
+    return ComponentError(_field(record, "code"), _field(record, "message"), _field(record, "path"))
+
+
+def _is_error(value: Any) -> bool:
+    return isinstance(value, wc.Record) and hasattr(value, "code") and hasattr(value, "message")
+
+
+def _ok(value: Any) -> Any:
+    """The ok value of a WIT `result`, raising its error (tagged or not)."""
+    if isinstance(value, wc.Variant):
+        if value.tag == "err":
+            raise _error(value.payload)
+        return value.payload
+    if _is_error(value):
+        raise _error(value)
+    return value
+
+
+class Component:
+    """One instance of the component, with typed Python methods."""
+
+    def __init__(self, store: wasmtime.Store, instance: wc.Instance) -> None:
+        self._store = store
+        self._instance = instance
+
+    def call(self, name: str, *args: Any) -> Any:
+        """Calls the world export `name` (kebab-case) and returns its raw value."""
+        func = self._instance.get_func(self._store, name)
+        if func is None:
+            raise LookupError(f"the component exports no function {name!r}")
+        result = func(self._store, *args)
+        func.post_return(self._store)
+        return result
+
+    def create_checkpoint(
+        self, root: str, paths: list[str], allow_git_dir: bool = False, max_file_bytes: Optional[int] = None
+    ) -> str:
+        """Snapshots `paths` under `root` (a guest path inside the preopen)."""
+        options = _record(allow_git_dir=allow_git_dir, max_file_bytes=max_file_bytes)
+        return _ok(self.call("create-checkpoint", root, paths, options))
+
+    def rollback(self, root: str, checkpoint: str, durable: bool = True, allow_git_dir: bool = False) -> RollbackResult:
+        """Restores the captured paths; raises only when `root` cannot be opened."""
+        options = _record(durable=durable, allow_git_dir=allow_git_dir)
+        raw = _ok(self.call("rollback", root, checkpoint, options))
+        error = _field(raw, "error")
+        unrestored = _field(raw, "unrestored")
+        return RollbackResult(
+            restored=list(_field(raw, "restored")),
+            unrestored=[_field(u, "path") for u in unrestored],
+            failures={_field(u, "path"): _field(u, "reason") for u in unrestored},
+            valid=_field(raw, "valid"),
+            ok=_field(raw, "ok"),
+            error_code=None if error is None else _field(error, "code").replace("-", "_"),
+            error=None if error is None else _field(error, "message"),
+        )
+
+    def snapshot_paths(self, checkpoint: str) -> list[str]:
+        """The captured paths (best effort)."""
+        return list(self.call("snapshot-paths", checkpoint))
+
+    def inspect_snapshot(self, checkpoint: str) -> list[dict[str, Any]]:
+        """One dict per captured path: path, kind, size, mode, link_target."""
+        items = _ok(self.call("inspect-snapshot", checkpoint))
+        return [
+            {
+                "path": _field(i, "path"),
+                "kind": _field(i, "kind"),
+                "size": _field(i, "size"),
+                "mode": _field(i, "mode"),
+                "link_target": _field(i, "link-target"),
+            }
+            for i in items
+        ]
+
+    def pure(self, op: str, *args: Any) -> Any:
+        """Calls a naming function by its snake_case name; results in the vectors' shapes."""
+        result = _ok(self.call(op.replace("_", "-"), *args))
+        if op == "parse_shadow_branch_name" and result is not None:
+            return [_field(result, "commit-prefix"), _field(result, "worktree-hash")]
+        if isinstance(result, list):
+            return list(result)
+        return result
+
+
+class ComponentHost:
+    """A compiled component, ready to be instantiated with a preopened directory."""
+
+    def __init__(self, wasm: Path) -> None:
+        self.engine = wasmtime.Engine()
+        self.component = wc.Component.from_file(self.engine, str(wasm))
+        self.linker = wc.Linker(self.engine)
+        self.linker.add_wasip2()
+
+    @contextmanager
+    def instantiate(self, preopen: Path, guest: str = "/sandbox") -> Iterator[Component]:
+        """A fresh instance whose only preopen is `preopen`, mounted at `guest`."""
+        store = wasmtime.Store(self.engine)
+        wasi = wasmtime.WasiConfig()
+        wasi.preopen_dir(str(preopen), guest)
+        store.set_wasi(wasi)
+        instance = self.linker.instantiate(store, self.component)
+        yield Component(store, instance)
