@@ -51,6 +51,9 @@ pub fn resolve<R: Root + ?Sized>(root: &R, input: &str) -> Result<Resolved> {
     }
     let relative = strip_root_prefix(root, input)
         .ok_or_else(|| Error::escapes(shown.clone(), "absolute path outside the root"))?;
+    if let Some(resolved) = resolve_plain(root, relative, &shown)? {
+        return Ok(resolved);
+    }
     let mut pending: VecDeque<String> = relative.split('/').map(str::to_owned).collect();
     let mut stack: Vec<String> = Vec::new();
     // Depth at which the path stopped existing; nothing below it is looked up.
@@ -139,6 +142,37 @@ pub fn resolve<R: Root + ?Sized>(root: &R, input: &str) -> Result<Resolved> {
         metadata,
         links,
     })
+}
+
+/// The fast path for the common case, a path with no `..`: one `lstat`
+/// of the lexically normalised path, which the root answers without
+/// following any symlink. `None` (use the full walk) when there is a `..`,
+/// a symlink at the end, or a symlink in a parent.
+fn resolve_plain<R: Root + ?Sized>(
+    root: &R,
+    relative: &str,
+    shown: &str,
+) -> Result<Option<Resolved>> {
+    let parts: Vec<&str> = relative
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    if parts.is_empty() || parts.contains(&"..") {
+        return Ok(None);
+    }
+    for part in &parts {
+        check_component(part).map_err(|reason| Error::invalid_path(shown, reason))?;
+    }
+    let key = RelPath::from_components(&parts)?;
+    match root.metadata(&key) {
+        Ok(Some(m)) if m.kind == EntryKind::Symlink => Ok(None),
+        Ok(metadata) => Ok(Some(Resolved {
+            key,
+            metadata,
+            links: Vec::new(),
+        })),
+        Err(_) => Ok(None),
+    }
 }
 
 /// The path relative to the root: `input` itself if relative, the rest after

@@ -1,9 +1,12 @@
 //! [`CapRoot`]: a real directory, opened once, reached only through cap-std.
 //!
-//! Each operation walks the parents of its path one component at a time with
-//! `O_NOFOLLOW` (`open_dir_nofollow`), so a symlink anywhere in the parents is
-//! refused rather than followed, even if it was swapped in a moment ago; the
-//! last component is then acted on inside that parent handle.
+//! Each operation first opens the parent of its path without following any
+//! symlink, so a symlink anywhere in the parents is refused rather than
+//! followed, even if it was swapped in a moment ago; the last component is
+//! then acted on inside that parent handle. On Linux that is one `openat2`
+//! call with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` (the kernel checks every
+//! component atomically); elsewhere, or on kernels without `openat2`, a walk
+//! of one `O_NOFOLLOW` open per component.
 
 use std::io::{self, Read, Write};
 use std::path::Path;
@@ -25,13 +28,25 @@ pub struct CapRoot {
     prefixes: Vec<String>,
 }
 
-/// Where the parent walk ended.
-enum Parent {
-    /// The parent directory, opened.
-    Dir(Dir),
-    /// A parent is missing or is not a directory: nothing can be at the path.
-    Absent,
+/// An opened parent directory: the root itself, or a directory below it.
+enum Held<'a> {
+    Root(&'a Dir),
+    Own(Dir),
 }
+
+impl std::ops::Deref for Held<'_> {
+    type Target = Dir;
+    fn deref(&self) -> &Dir {
+        match self {
+            Held::Root(d) => d,
+            Held::Own(d) => d,
+        }
+    }
+}
+
+/// Where the parent walk ended: `None` when a parent is missing or is not a
+/// directory (nothing can be at the path).
+type Parent<'a> = Option<Held<'a>>;
 
 impl CapRoot {
     /// Opens the directory at `path` (the one place ambient authority is
@@ -68,54 +83,85 @@ impl CapRoot {
     }
 
     /// Opens the parent of `path` without following any symlink.
-    fn parent(&self, path: &RelPath) -> Result<Parent> {
+    fn parent(&self, path: &RelPath) -> Result<Parent<'_>> {
+        let Some(parent) = path.parent() else {
+            return Ok(Some(Held::Root(&self.dir)));
+        };
+        #[cfg(target_os = "linux")]
+        if let Some(result) = beneath::open_dir(&self.dir, parent.as_str()) {
+            return match result {
+                Ok(dir) => Ok(Some(Held::Own(dir))),
+                Err(e) => self.classify_parent_error(path, e),
+            };
+        }
         let mut current: Option<Dir> = None;
-        for name in path
-            .components()
-            .rev()
-            .skip(1)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-        {
+        for name in parent.components() {
             let base = current.as_ref().unwrap_or(&self.dir);
             match base.open_dir_nofollow(name) {
                 Ok(next) => current = Some(next),
-                Err(e) => {
-                    return match base.symlink_metadata(name) {
-                        Ok(m) if m.is_symlink() => Err(Error::io(
-                            path.as_str(),
-                            io::Error::new(
-                                io::ErrorKind::NotADirectory,
-                                format!("parent {name:?} is a symlink (not followed)"),
-                            ),
-                        )),
-                        Ok(m) if !m.is_dir() => Ok(Parent::Absent),
-                        Err(e2) if e2.kind() == io::ErrorKind::NotFound => Ok(Parent::Absent),
-                        _ => Err(Error::io(path.as_str(), e)),
-                    };
-                }
+                Err(e) => return self.classify_parent_error(path, e),
             }
         }
-        match current {
-            Some(dir) => Ok(Parent::Dir(dir)),
-            None => self
-                .dir
-                .try_clone()
-                .map(Parent::Dir)
-                .map_err(|e| Error::io(path.as_str(), e)),
+        Ok(Some(current.map_or(Held::Root(&self.dir), Held::Own)))
+    }
+
+    /// A parent could not be opened: absent (missing, or a file), or refused
+    /// (a symlink, which is never followed), or another error.
+    fn classify_parent_error(&self, path: &RelPath, e: io::Error) -> Result<Parent<'_>> {
+        let symlink = || {
+            Error::io(
+                path.as_str(),
+                io::Error::new(
+                    io::ErrorKind::NotADirectory,
+                    "a parent is a symlink (not followed)",
+                ),
+            )
+        };
+        if is_loop(&e) {
+            return Err(symlink());
         }
+        if !matches!(
+            e.kind(),
+            io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+        ) {
+            return Err(Error::io(path.as_str(), e));
+        }
+        // ENOTDIR is also what O_DIRECTORY|O_NOFOLLOW gives for a symlink on
+        // some systems: look before calling it absent.
+        for dir in path.ancestors() {
+            match self.metadata_walk(&dir) {
+                Some(EntryKind::Dir) => continue,
+                Some(EntryKind::Symlink) => return Err(symlink()),
+                _ => return Ok(None),
+            }
+        }
+        Ok(None)
+    }
+
+    /// `lstat` by walking component by component (slow path, errors only).
+    fn metadata_walk(&self, path: &RelPath) -> Option<EntryKind> {
+        let mut current: Option<Dir> = None;
+        let mut kind = None;
+        for name in path.components() {
+            let base = current.as_ref().unwrap_or(&self.dir);
+            let m = base.symlink_metadata(name).ok()?;
+            kind = Some(kind_of(&m));
+            if kind != Some(EntryKind::Dir) {
+                return kind.filter(|_| name == path.file_name());
+            }
+            current = Some(base.open_dir_nofollow(name).ok()?);
+        }
+        kind
     }
 
     /// The parent of `path`, which must exist.
-    fn existing_parent(&self, path: &RelPath) -> Result<Dir> {
-        match self.parent(path)? {
-            Parent::Dir(d) => Ok(d),
-            Parent::Absent => Err(Error::io(
+    fn existing_parent(&self, path: &RelPath) -> Result<Held<'_>> {
+        self.parent(path)?.ok_or_else(|| {
+            Error::io(
                 path.as_str(),
                 io::Error::new(io::ErrorKind::NotFound, "a parent directory does not exist"),
-            )),
-        }
+            )
+        })
     }
 
     /// Writes a temp file next to `name` and renames it over `name`.
@@ -159,7 +205,7 @@ fn kind_of(m: &cap_std::fs::Metadata) -> EntryKind {
 
 impl Root for CapRoot {
     fn metadata(&self, path: &RelPath) -> Result<Option<Metadata>> {
-        let Parent::Dir(parent) = self.parent(path)? else {
+        let Some(parent) = self.parent(path)? else {
             return Ok(None);
         };
         match parent.symlink_metadata(path.file_name()) {
@@ -181,10 +227,14 @@ impl Root for CapRoot {
     }
 
     fn read_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<Vec<u8>> {
+        #[cfg(target_os = "linux")]
+        if let Some(Ok(fd)) = beneath::open(&self.dir, path.as_str(), rustix::fs::OFlags::RDONLY) {
+            return read_opened(path, std::fs::File::from(fd), max_bytes);
+        }
         let parent = self.existing_parent(path)?;
         let mut options = OpenOptions::new();
         options.read(true).follow(FollowSymlinks::No);
-        let mut file = match parent.open_with(path.file_name(), &options) {
+        let file = match parent.open_with(path.file_name(), &options) {
             Ok(f) => f,
             Err(e) => {
                 // O_NOFOLLOW on a link, or a FIFO we must not block on: say what it is.
@@ -196,34 +246,7 @@ impl Root for CapRoot {
                 return Err(Error::io(path.as_str(), e));
             }
         };
-        let meta = file.metadata().map_err(|e| Error::io(path.as_str(), e))?;
-        if !meta.is_file() {
-            return Err(not_a_file(path, kind_of(&meta)));
-        }
-        if let Some(limit) = max_bytes.filter(|l| meta.len() > *l) {
-            return Err(Error::TooLarge {
-                what: format!("file {path}"),
-                size: meta.len(),
-                limit,
-            });
-        }
-        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-        match max_bytes {
-            // The file may grow between fstat and read: never read past the limit.
-            Some(limit) => (&mut file)
-                .take(limit.saturating_add(1))
-                .read_to_end(&mut bytes),
-            None => file.read_to_end(&mut bytes),
-        }
-        .map_err(|e| Error::io(path.as_str(), e))?;
-        if let Some(limit) = max_bytes.filter(|l| bytes.len() as u64 > *l) {
-            return Err(Error::TooLarge {
-                what: format!("file {path}"),
-                size: bytes.len() as u64,
-                limit,
-            });
-        }
-        Ok(bytes)
+        read_opened(path, file.into_std(), max_bytes)
     }
 
     fn read_link(&self, path: &RelPath) -> Result<String> {
@@ -299,5 +322,98 @@ impl Root for CapRoot {
 
     fn absolute_prefixes(&self) -> Vec<String> {
         self.prefixes.clone()
+    }
+}
+
+/// Reads an opened file: it must be a regular file no larger than `max_bytes`.
+fn read_opened(path: &RelPath, mut file: std::fs::File, max_bytes: Option<u64>) -> Result<Vec<u8>> {
+    let meta = file.metadata().map_err(|e| Error::io(path.as_str(), e))?;
+    if !meta.is_file() {
+        let kind = if meta.is_dir() {
+            EntryKind::Dir
+        } else {
+            EntryKind::Other
+        };
+        return Err(not_a_file(path, kind));
+    }
+    let too_large = |size: u64, limit: u64| Error::TooLarge {
+        what: format!("file {path}"),
+        size,
+        limit,
+    };
+    if let Some(limit) = max_bytes.filter(|l| meta.len() > *l) {
+        return Err(too_large(meta.len(), limit));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    match max_bytes {
+        // The file may grow between fstat and read: never read past the limit.
+        Some(limit) => (&mut file)
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut bytes),
+        None => file.read_to_end(&mut bytes),
+    }
+    .map_err(|e| Error::io(path.as_str(), e))?;
+    if let Some(limit) = max_bytes.filter(|l| bytes.len() as u64 > *l) {
+        return Err(too_large(bytes.len() as u64, limit));
+    }
+    Ok(bytes)
+}
+
+/// Whether an error is ELOOP (a symlink met where none may be followed).
+fn is_loop(e: &io::Error) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = e;
+        false
+    }
+}
+
+/// `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`: the kernel resolves a
+/// whole relative path below the root in one call, refusing every symlink
+/// (the last component included) and any escape, atomically.
+#[cfg(target_os = "linux")]
+mod beneath {
+    use std::io;
+    use std::os::fd::OwnedFd;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use cap_std::fs::Dir;
+    use rustix::fs::{Mode, OFlags, ResolveFlags};
+    use rustix::io::Errno;
+
+    /// Set once the kernel says it has no `openat2`; the walk is used then.
+    static UNSUPPORTED: AtomicBool = AtomicBool::new(false);
+
+    /// Opens `rel` below `dir`; `None` when `openat2` is not available.
+    pub(super) fn open(dir: &Dir, rel: &str, flags: OFlags) -> Option<io::Result<OwnedFd>> {
+        if UNSUPPORTED.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut flags = flags | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+        if !flags.contains(OFlags::PATH) {
+            // Opening a FIFO swapped in for a file must not hang. (O_PATH
+            // accepts no other flags.)
+            flags |= OFlags::NONBLOCK;
+        }
+        let resolve =
+            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+        match rustix::fs::openat2(dir, rel, flags, Mode::empty(), resolve) {
+            Ok(fd) => Some(Ok(fd)),
+            Err(Errno::NOSYS | Errno::TOOBIG) => {
+                UNSUPPORTED.store(true, Ordering::Relaxed);
+                None
+            }
+            Err(e) => Some(Err(e.into())),
+        }
+    }
+
+    /// Opens the directory `rel` below `dir` (an `O_PATH` handle).
+    pub(super) fn open_dir(dir: &Dir, rel: &str) -> Option<io::Result<Dir>> {
+        open(dir, rel, OFlags::PATH | OFlags::DIRECTORY)
+            .map(|r| r.map(|fd| Dir::from_std_file(std::fs::File::from(fd))))
     }
 }

@@ -1,0 +1,35 @@
+// Runs the Node package on a workload.
+// usage: node contender_node.mjs capture|rollback|rollback-durable DIR REPS [INNER]
+// Prints one JSON line: times_s (one per rep, each the mean of INNER calls), snapshot_bytes, peak_rss_kb.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const pkg = require(join(fileURLToPath(new URL('.', import.meta.url)), '..', 'bindings-node'));
+
+const [op, dir, repsText, innerText] = process.argv.slice(2);
+const reps = Number(repsText);
+const inner = Number(innerText ?? '1');
+const root = join(dir, 'root');
+const paths = readFileSync(join(dir, 'paths.txt'), 'utf8').split('\n').filter(Boolean);
+
+let snapshot = op === 'capture' ? '' : pkg.createCheckpoint(root, paths);
+const times = [];
+for (let r = 0; r < reps; r++) {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < inner; i++) {
+    if (op === 'capture') {
+      snapshot = pkg.createCheckpoint(root, paths);
+    } else {
+      const report = pkg.rollback(root, snapshot, { durable: op === 'rollback-durable', redo: false });
+      if (!report.ok) throw new Error(`rollback not ok: ${JSON.stringify(report.failures)}`);
+    }
+  }
+  times.push(Number(process.hrtime.bigint() - start) / 1e9 / inner);
+}
+console.log(JSON.stringify({
+  contender: 'node', op, times_s: times, snapshot_bytes: snapshot.length,
+  peak_rss_kb: Math.round(process.resourceUsage().maxRSS),
+}));
