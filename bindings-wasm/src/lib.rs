@@ -130,6 +130,8 @@ export interface CapturedPath {
   mode: number | null;
   /** Target text (links only). */
   linkTarget: string | null;
+  /** SHA-256 (hex) of the captured content, when the snapshot records it. */
+  digest: string | null;
 }
 
 /** One node of `MemoryFs.entries()`. */

@@ -128,7 +128,7 @@ pub fn snapshot_paths(checkpoint: &str) -> Vec<String> {
     agent_checkpoint::snapshot_paths(checkpoint)
 }
 
-/// One item per captured path: `{ path, kind, size, mode, linkTarget }`
+/// One item per captured path: `{ path, kind, size, mode, linkTarget, digest }`
 /// (`null` where not applicable). Throws `malformed_snapshot` /
 /// `unsupported_version` for a snapshot rollback would refuse.
 #[wasm_bindgen(js_name = inspectSnapshot, unchecked_return_type = "CapturedPath[]")]
@@ -143,6 +143,7 @@ pub fn inspect_snapshot(checkpoint: &str) -> Result<js_sys::Array, JsValue> {
         set(&obj, "size", &optional(item.size.map(|s| s as f64)))?;
         set(&obj, "mode", &optional(item.mode))?;
         set(&obj, "linkTarget", &optional(item.link_target))?;
+        set(&obj, "digest", &optional(item.digest))?;
         out.push(&obj);
     }
     Ok(out)

@@ -123,7 +123,7 @@ class Component:
         return list(self.call("snapshot-paths", checkpoint))
 
     def inspect_snapshot(self, checkpoint: str) -> list[dict[str, Any]]:
-        """One dict per captured path: path, kind, size, mode, link_target."""
+        """One dict per captured path: path, kind, size, mode, link_target, digest."""
         items = _ok(self.call("inspect-snapshot", checkpoint))
         return [
             {
@@ -132,6 +132,7 @@ class Component:
                 "size": _field(i, "size"),
                 "mode": _field(i, "mode"),
                 "link_target": _field(i, "link-target"),
+                "digest": _field(i, "digest"),
             }
             for i in items
         ]

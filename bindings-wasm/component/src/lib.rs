@@ -97,6 +97,7 @@ impl Guest for Component {
                 size: item.size,
                 mode: item.mode,
                 link_target: item.link_target,
+                digest: item.digest,
             })
             .collect())
     }
