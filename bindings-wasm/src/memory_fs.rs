@@ -58,7 +58,7 @@ impl MemoryFs {
     /// An empty filesystem. `absolutePath`, if given, is the absolute spelling
     /// of its root: absolute input paths under it are accepted, others escape.
     #[wasm_bindgen(constructor)]
-    pub fn new(absolute_path: Option<String>) -> MemoryFs {
+    pub fn new(#[wasm_bindgen(js_name = absolutePath)] absolute_path: Option<String>) -> MemoryFs {
         MemoryFs {
             root: match absolute_path {
                 Some(path) => MemRoot::with_absolute_path(path),

@@ -27,7 +27,7 @@ pub fn new_checkpoint_id() -> Result<String, JsValue> {
 /// clock on wasm32-unknown-unknown). Throws `too_large` above 2^48-1 and a
 /// `TypeError` for a negative or fractional timestamp.
 #[wasm_bindgen(js_name = newUlid)]
-pub fn new_ulid(timestamp_ms: Option<f64>) -> Result<String, JsValue> {
+pub fn new_ulid(#[wasm_bindgen(js_name = timestampMs)] timestamp_ms: Option<f64>) -> Result<String, JsValue> {
     let ms = timestamp_ms.unwrap_or_else(js_sys::Date::now);
     if !(ms >= 0.0 && ms.fract() == 0.0) {
         return Err(type_error("timestampMs must be a non-negative integer"));
@@ -76,7 +76,10 @@ pub fn parse_ref(name: &str) -> JsValue {
 /// `entire/<first 7 of baseCommit>-<hashWorktreeId(worktreeId)>`;
 /// `worktreeId` defaults to `""` (the main worktree).
 #[wasm_bindgen(js_name = shadowBranchName)]
-pub fn shadow_branch_name(base_commit: &str, worktree_id: Option<String>) -> String {
+pub fn shadow_branch_name(
+    #[wasm_bindgen(js_name = baseCommit)] base_commit: &str,
+    #[wasm_bindgen(js_name = worktreeId)] worktree_id: Option<String>,
+) -> String {
     refs::shadow_branch_name(base_commit, worktree_id.as_deref().unwrap_or(""))
 }
 
@@ -98,7 +101,7 @@ pub fn parse_shadow_branch_name(name: &str) -> Result<JsValue, JsValue> {
 
 /// The first 6 hex chars of SHA-256 of a worktree ID.
 #[wasm_bindgen(js_name = hashWorktreeId)]
-pub fn hash_worktree_id(worktree_id: &str) -> String {
+pub fn hash_worktree_id(#[wasm_bindgen(js_name = worktreeId)] worktree_id: &str) -> String {
     refs::hash_worktree_id(worktree_id)
 }
 

@@ -1,0 +1,80 @@
+// A browser app's use of the package (type-checked by scripts/wasm against
+// pkg/web's .d.ts): an editor's open buffers as a CheckpointFs, a checkpoint
+// before an AI batch edit, and a rollback.
+
+import init, {
+  createCheckpoint,
+  inspectSnapshot,
+  MemoryFs,
+  newUlid,
+  rollback,
+  type CheckpointError,
+  type CheckpointFs,
+  type FsStat,
+  type RollbackResult,
+} from '../pkg/web/agent_checkpoint_wasm.js'
+
+const fsError = (code: string, message: string): Error => Object.assign(new Error(message), { code })
+
+/** The editor's buffers: paths are plain keys; the package checks parents itself. */
+class EditorBuffers implements CheckpointFs {
+  readonly absolutePath = '/workspace'
+  private readonly files = new Map<string, { data: Uint8Array; mode: number }>()
+  private readonly dirs = new Set<string>()
+
+  stat(path: string): FsStat | null {
+    const file = this.files.get(path)
+    if (file) return { kind: 'file', size: file.data.length, mode: file.mode }
+    return this.dirs.has(path) ? { kind: 'dir' } : null
+  }
+  readFile(path: string): Uint8Array | null {
+    return this.files.get(path)?.data ?? null
+  }
+  writeFile(path: string, data: Uint8Array, mode: number, _durable: boolean): void {
+    this.files.set(path, { data: data.slice(), mode })
+  }
+  removeFile(path: string): void {
+    if (!this.files.delete(path)) throw fsError('ENOENT', `no such file: ${path}`)
+  }
+  mkdir(path: string): void {
+    if (this.stat(path)) throw fsError('EEXIST', `exists: ${path}`)
+    this.dirs.add(path)
+  }
+  rmdir(path: string): void {
+    const inside = (p: string) => p.startsWith(`${path}/`)
+    if ([...this.files.keys(), ...this.dirs].some(inside)) throw fsError('ENOTEMPTY', `not empty: ${path}`)
+    this.dirs.delete(path)
+  }
+  readLink(path: string): string {
+    throw fsError('EINVAL', `not a symlink: ${path}`)
+  }
+  writeLink(path: string, _target: string): void {
+    throw fsError('EPERM', `buffers hold no symlinks: ${path}`)
+  }
+}
+
+export async function demo(): Promise<RollbackResult> {
+  await init() // fetches agent_checkpoint_wasm_bg.wasm next to the module
+  const buffers = new EditorBuffers()
+  const utf8 = new TextEncoder()
+  buffers.mkdir('src')
+  buffers.writeFile('src/main.ts', utf8.encode('let x = 1\n'), 0o644, false)
+
+  // Before the batch: snapshot exactly the paths it will touch.
+  const checkpoint = createCheckpoint(buffers, ['src/main.ts', { file: '/workspace/src/new.ts' }])
+  const id = newUlid() // timestamped with Date.now()
+  console.log(id, inspectSnapshot(checkpoint).map((item) => `${item.kind} ${item.path}`))
+
+  // The batch runs, then the user rejects it.
+  buffers.writeFile('src/main.ts', utf8.encode('let x = 2\n'), 0o644, false)
+  buffers.writeFile('src/new.ts', utf8.encode('export {}\n'), 0o644, false)
+  const result = rollback(buffers, checkpoint, { durable: false })
+
+  try {
+    createCheckpoint(new MemoryFs(), ['../outside.txt'])
+  } catch (e) {
+    const error = e as CheckpointError
+    console.assert(error.code === 'path_escapes_root', error.message)
+  }
+  return result
+}

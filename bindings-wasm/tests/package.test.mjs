@@ -1,0 +1,205 @@
+// Host-facing tests of the wasm-bindgen package (pkg/nodejs and pkg/web, built
+// by scripts/wasm): argument forms, errors with `.code`, the CheckpointFs
+// contract over a plain JS object, MemoryFs helpers, the web build.
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createRequire } from 'node:module'
+import { readFileSync } from 'node:fs'
+
+const wasm = createRequire(import.meta.url)('../pkg/nodejs/agent_checkpoint_wasm.js')
+const { MemoryFs, createCheckpoint, rollback, inspectSnapshot } = wasm
+
+const text = (bytes) => Buffer.from(bytes).toString('utf8')
+
+test('errors are Error objects with a stable .code', () => {
+  assert.throws(() => wasm.validateCheckpointId('nope'), (e) => e instanceof Error && e.code === 'invalid_checkpoint_id')
+  assert.throws(() => wasm.refName(''), { code: 'invalid_checkpoint_id' })
+  assert.throws(() => inspectSnapshot('{'), { code: 'malformed_snapshot' })
+  const fs = new MemoryFs()
+  assert.throws(() => createCheckpoint(fs, ['../x']), (e) => e instanceof Error && e.code === 'path_escapes_root')
+  fs.putDir('d')
+  assert.throws(() => createCheckpoint(fs, ['d']), { code: 'not_a_file', path: 'd' })
+  assert.throws(() => createCheckpoint(fs, ['/abs/x']), { code: 'path_escapes_root' }) // no absolutePath given
+})
+
+test('newUlid defaults to Date.now() and validates its argument', () => {
+  const before = Date.now()
+  const id = wasm.newUlid()
+  const ms = wasm.ulidTimestampMs(id)
+  assert.ok(ms >= before && ms <= Date.now(), `${ms} not within the call`)
+  assert.equal(wasm.ulidTimestampMs(wasm.newUlid(1781726081994)), 1781726081994)
+  assert.throws(() => wasm.newUlid(2 ** 48), { code: 'too_large' })
+  assert.throws(() => wasm.newUlid(-1), TypeError)
+  assert.throws(() => wasm.newUlid(1.5), TypeError)
+  assert.equal(wasm.checkpointIdKind(id), 'ulid')
+  assert.match(wasm.newCheckpointId(), /^[0-9a-f]{12}$/)
+  assert.notEqual(wasm.newCheckpointId(), wasm.newCheckpointId())
+})
+
+test('constants and shapes match the Node package', () => {
+  assert.equal(wasm.promptSeparator(), '\n\n---\n\n')
+  assert.equal(wasm.checkpointRefPrefix(), 'refs/entire/checkpoints/')
+  assert.equal(wasm.shadowBranchPrefix(), 'entire/')
+  assert.equal(wasm.metadataBranch(), 'entire/checkpoints/v1')
+  assert.deepEqual(wasm.parseShadowBranchName('entire/abc1234-e3b0c4'), { commitPrefix: 'abc1234', worktreeHash: 'e3b0c4' })
+  assert.equal(wasm.parseShadowBranchName('main'), null)
+  assert.equal(wasm.parseRef('refs/heads/main'), null)
+  assert.equal(wasm.ulidTimestampMs('nope'), null)
+  assert.equal(wasm.shadowBranchName('abc1234def'), 'entire/abc1234-e3b0c4')
+  assert.deepEqual(wasm.splitPrompts(wasm.joinPrompts(['a', 'b'])), ['a', 'b'])
+})
+
+test('capture and rollback over MemoryFs, with operations as strings or {file}', () => {
+  const fs = new MemoryFs('/virtual/root')
+  assert.equal(fs.absolutePath, '/virtual/root')
+  fs.putFile('src/a.py', 'old\n', 0o755)
+  fs.putLink('cur', 'src/a.py')
+  const snapshot = createCheckpoint(fs, [{ file: 'src/a.py' }, './cur', '/virtual/root/gen/new.py'], { allowGitDir: false })
+  assert.deepEqual(wasm.snapshotPaths(snapshot), ['cur', 'gen/new.py', 'src/a.py'])
+  assert.deepEqual(
+    inspectSnapshot(snapshot).map((i) => [i.path, i.kind, i.size, i.mode, i.linkTarget]),
+    [['cur', 'link', null, null, 'src/a.py'], ['gen/new.py', 'new', null, null, null], ['src/a.py', 'file', 4, 0o755, null]],
+  )
+  fs.writeFile('src/a.py', new TextEncoder().encode('new'), 0o644, false)
+  fs.putFile('gen/new.py', 'x')
+  fs.removeFile('cur')
+  const report = rollback(fs, snapshot)
+  assert.deepEqual(report, {
+    restored: ['cur', 'gen/new.py', 'src/a.py'],
+    unrestored: [],
+    failures: {},
+    valid: true,
+    ok: true,
+    errorCode: null,
+    error: null,
+  })
+  assert.equal(fs.getText('src/a.py'), 'old\n')
+  assert.equal(fs.stat('src/a.py').mode, 0o755)
+  assert.equal(fs.stat('gen').kind, 'none')
+  assert.deepEqual(fs.entries().map((e) => [e.path, e.kind]), [['cur', 'symlink'], ['src', 'dir'], ['src/a.py', 'file']])
+})
+
+test('rollback reports a malformed snapshot instead of throwing', () => {
+  const report = rollback(new MemoryFs(), '{"version": 2, "entries": {}}')
+  assert.equal(report.valid, false)
+  assert.equal(report.ok, false)
+  assert.equal(report.errorCode, 'unsupported_version')
+  assert.equal(typeof report.error, 'string')
+  assert.throws(() => rollback(null, '{}'), TypeError)
+  assert.throws(() => createCheckpoint(new MemoryFs(), [42]), TypeError)
+  assert.throws(() => createCheckpoint(new MemoryFs(), ['a'], { maxFileBytes: -1 }), TypeError)
+})
+
+/** A plain JS CheckpointFs over a Map, recording the calls it gets. */
+function mapFs(files = {}) {
+  const nodes = new Map(Object.entries(files).map(([p, t]) => [p, { kind: 'file', data: Buffer.from(t), mode: 0o644 }]))
+  const calls = []
+  const enoent = (p) => Object.assign(new Error(`no such file: ${p}`), { code: 'ENOENT' })
+  return {
+    calls,
+    nodes,
+    stat(p) {
+      calls.push(['stat', p])
+      const n = nodes.get(p)
+      return n ? { kind: n.kind, size: n.data?.length ?? 0, mode: n.mode ?? 0o755 } : null
+    },
+    readFile(p) {
+      calls.push(['readFile', p])
+      return nodes.get(p)?.data ?? null
+    },
+    writeFile(p, data, mode) {
+      calls.push(['writeFile', p, mode])
+      nodes.set(p, { kind: 'file', data: Buffer.from(data), mode })
+    },
+    removeFile(p) {
+      calls.push(['removeFile', p])
+      if (!nodes.delete(p)) throw enoent(p)
+    },
+    mkdir(p) {
+      calls.push(['mkdir', p])
+      nodes.set(p, { kind: 'dir' })
+    },
+    rmdir(p) {
+      calls.push(['rmdir', p])
+      nodes.delete(p)
+    },
+    readLink(p) {
+      return nodes.get(p).target
+    },
+    writeLink(p, target) {
+      nodes.set(p, { kind: 'symlink', target, data: Buffer.from(target) })
+    },
+  }
+}
+
+test('a plain JS object is a CheckpointFs', () => {
+  const fs = mapFs({ 'a.txt': 'one' })
+  const snapshot = createCheckpoint(fs, ['a.txt', 'd/new.txt'])
+  fs.writeFile('a.txt', Buffer.from('two'), 0o600)
+  fs.mkdir('d')
+  fs.writeFile('d/new.txt', Buffer.from('x'), 0o644)
+  const report = rollback(fs, snapshot, { durable: false })
+  assert.equal(report.ok, true)
+  assert.equal(text(fs.nodes.get('a.txt').data), 'one')
+  assert.equal(fs.nodes.get('a.txt').mode, 0o644)
+  assert.ok(!fs.nodes.has('d') && !fs.nodes.has('d/new.txt'))
+  // Parents are checked with stat before anything is written.
+  assert.ok(fs.calls.some(([m, p]) => m === 'stat' && p === 'd'))
+})
+
+test('errors thrown by the JS fs keep their code and message', () => {
+  const fs = mapFs({ 'a.txt': 'one' })
+  fs.readFile = () => {
+    throw Object.assign(new Error('gone'), { code: 'ENOENT' })
+  }
+  assert.throws(() => createCheckpoint(fs, ['a.txt']), (e) => e.code === 'not_found' && /ENOENT: gone/.test(e.message))
+  fs.readFile = () => {
+    throw Object.assign(new Error('nope'), { code: 'EACCES' })
+  }
+  assert.throws(() => createCheckpoint(fs, ['a.txt']), { code: 'permission_denied' })
+  fs.readFile = () => {
+    throw new Error('disk on fire')
+  }
+  assert.throws(() => createCheckpoint(fs, ['a.txt']), (e) => e.code === 'io' && /disk on fire/.test(e.message))
+  // A failing write during rollback is reported per path, not thrown.
+  const snapshot = createCheckpoint(mapFs({ 'a.txt': 'one' }), ['a.txt'])
+  fs.writeFile = () => {
+    throw Object.assign(new Error('read-only'), { code: 'EROFS' })
+  }
+  const report = rollback(fs, snapshot)
+  assert.deepEqual(report.unrestored, ['a.txt'])
+  assert.match(report.failures['a.txt'], /EROFS: read-only/)
+})
+
+test('MemoryFs refuses to walk through a symlinked parent', () => {
+  const fs = new MemoryFs()
+  fs.putDir('real')
+  fs.putLink('link', 'real')
+  const snapshot = '{"version":1,"entries":{"link/x":"eA=="},"created_dirs":[]}'
+  const report = rollback(fs, snapshot)
+  assert.deepEqual(report.unrestored, ['link/x'])
+  assert.equal(fs.stat('real/x').kind, 'none')
+})
+
+test('the web build initialises from bytes and gives the same results', async () => {
+  const web = await import('../pkg/web/agent_checkpoint_wasm.js')
+  web.initSync({ module: readFileSync(new URL('../pkg/web/agent_checkpoint_wasm_bg.wasm', import.meta.url)) })
+  const fs = new web.MemoryFs()
+  fs.putFile('a', 'x')
+  const snapshot = web.createCheckpoint(fs, ['a'])
+  const same = new MemoryFs()
+  same.putFile('a', 'x')
+  assert.equal(snapshot, createCheckpoint(same, ['a']))
+  assert.deepEqual(web.snapshotPaths(snapshot), ['a'])
+  assert.equal(web.rollback(fs, snapshot).ok, true)
+})
+
+test('the README quick start is examples/quickstart.mjs and runs as shown', async () => {
+  const { execFileSync } = await import('node:child_process')
+  const source = readFileSync(new URL('../examples/quickstart.mjs', import.meta.url), 'utf8')
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+  assert.ok(readme.includes(source.trim()), 'README.md must contain examples/quickstart.mjs verbatim')
+  const out = execFileSync(process.execPath, [new URL('../examples/quickstart.mjs', import.meta.url).pathname], { encoding: 'utf8' })
+  assert.equal(out, "true [ 'gen/new.py', 'src/a.py' ]\nprint(\"old\")\n null\n")
+})
