@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::digest::sha256;
 use crate::error::{Error, Result};
+use crate::parallel;
 use crate::relpath::RelPath;
 use crate::resolve::{resolve, Resolved};
 use crate::root::{EntryKind, Root};
@@ -85,8 +86,13 @@ where
         match found {
             Found::File(..) => {
                 let bytes = root.read_file(key, options.max_file_bytes)?;
-                skeleton.digests.insert(key.clone(), sha256(&bytes));
-                encoder.entry(key, Some(&bytes));
+                // Hash on a second thread while encoding (large files only).
+                let (digest, ()) = parallel::join(
+                    bytes.len(),
+                    || sha256(&bytes),
+                    || encoder.entry(key, Some(&bytes)),
+                );
+                skeleton.digests.insert(key.clone(), digest);
             }
             Found::Missing => encoder.entry(key, None),
         }

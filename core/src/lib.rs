@@ -36,6 +36,7 @@ pub mod digest;
 pub mod error;
 pub mod guard;
 pub mod id;
+mod parallel;
 pub mod plan;
 pub mod prompts;
 pub mod queue;

@@ -70,6 +70,13 @@ pub trait Root {
     /// it holds more than `max_bytes`, and `not_a_file` when it is not a file.
     fn read_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<Vec<u8>>;
 
+    /// Whether the regular file at `path` holds exactly `expected` (used to
+    /// read each restored file back). The default reads it whole; a root
+    /// may compare in chunks instead.
+    fn file_equals(&self, path: &RelPath, expected: &[u8]) -> Result<bool> {
+        Ok(self.read_file(path, Some(expected.len() as u64))? == expected)
+    }
+
     /// The target text of the symlink at `path` (must be UTF-8).
     fn read_link(&self, path: &RelPath) -> Result<String>;
 
@@ -107,6 +114,9 @@ impl<R: Root + ?Sized> Root for &R {
     }
     fn read_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<Vec<u8>> {
         (**self).read_file(path, max_bytes)
+    }
+    fn file_equals(&self, path: &RelPath, expected: &[u8]) -> Result<bool> {
+        (**self).file_equals(path, expected)
     }
     fn read_link(&self, path: &RelPath) -> Result<String> {
         (**self).read_link(path)

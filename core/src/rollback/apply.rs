@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::digest::sha256;
 use crate::error::{Error, Result};
+use crate::parallel;
 use crate::relpath::RelPath;
 use crate::root::{EntryKind, Root, DEFAULT_FILE_MODE};
 use crate::snapshot::Snapshot;
@@ -91,39 +92,47 @@ impl<R: Root + ?Sized> Run<'_, R> {
     }
 
     pub(super) fn restore_files(&mut self, snapshot: &Snapshot) {
-        for (path, content) in &snapshot.entries {
-            let Some(bytes) = content else { continue };
-            if self.skip.contains(path) {
-                continue;
-            }
-            let mode = snapshot.modes.get(path).copied();
-            match self.restore_file(path, bytes, mode, snapshot.digests.get(path)) {
+        let files: Vec<(&RelPath, &[u8])> = snapshot
+            .entries
+            .iter()
+            .filter(|(path, _)| !self.skip.contains(*path))
+            .filter_map(|(path, content)| content.as_deref().map(|bytes| (path, bytes)))
+            .collect();
+        // Every digest is checked before anything is written (in parallel
+        // for large snapshots): corrupted bytes are never written.
+        let intact = parallel::map(
+            &files,
+            |(_, bytes)| bytes.len(),
+            |(path, bytes)| {
+                snapshot
+                    .digests
+                    .get(*path)
+                    .is_none_or(|d| *d == sha256(bytes))
+            },
+        );
+        for ((path, bytes), intact) in files.into_iter().zip(intact) {
+            let result = if intact {
+                self.restore_file(path, bytes, snapshot.modes.get(path).copied())
+            } else {
+                Err(integrity(
+                    path,
+                    "the captured bytes do not match their digest (corrupted or forged snapshot)",
+                ))
+            };
+            match result {
                 Ok(()) => self.touched(path.parent(), path),
                 Err(e) => self.fail(path, &e),
             }
         }
     }
 
-    /// Checks the bytes against their digest, writes them atomically, and
-    /// reads the file back to check that what is there is what was captured.
-    fn restore_file(
-        &mut self,
-        path: &RelPath,
-        bytes: &[u8],
-        mode: Option<u32>,
-        digest: Option<&[u8; 32]>,
-    ) -> Result<()> {
-        let actual = sha256(bytes);
-        if digest.is_some_and(|d| *d != actual) {
-            return Err(integrity(
-                path,
-                "the captured bytes do not match their digest (corrupted or forged snapshot)",
-            ));
-        }
+    /// Writes the bytes atomically, then reads the file back to check that
+    /// what is there is byte for byte what was captured.
+    fn restore_file(&mut self, path: &RelPath, bytes: &[u8], mode: Option<u32>) -> Result<()> {
         self.ensure_parents(path)?;
         let mode = mode.unwrap_or_else(|| self.current_file_mode(path));
         self.root.write_file(path, bytes, mode, self.durable)?;
-        if sha256(&self.root.read_file(path, None)?) != actual {
+        if !self.root.file_equals(path, bytes)? {
             return Err(integrity(
                 path,
                 "the restored file reads back different from the captured bytes",

@@ -249,6 +249,14 @@ impl Root for CapRoot {
         read_opened(path, file.into_std(), max_bytes)
     }
 
+    fn file_equals(&self, path: &RelPath, expected: &[u8]) -> Result<bool> {
+        #[cfg(target_os = "linux")]
+        if let Some(Ok(fd)) = beneath::open(&self.dir, path.as_str(), rustix::fs::OFlags::RDONLY) {
+            return equals_opened(path, std::fs::File::from(fd), expected);
+        }
+        Ok(self.read_file(path, Some(expected.len() as u64))? == expected)
+    }
+
     fn read_link(&self, path: &RelPath) -> Result<String> {
         let parent = self.existing_parent(path)?;
         let target = parent
@@ -357,6 +365,29 @@ fn read_opened(path: &RelPath, mut file: std::fs::File, max_bytes: Option<u64>) 
         return Err(too_large(bytes.len() as u64, limit));
     }
     Ok(bytes)
+}
+
+/// Compares an opened file with `expected` in chunks, without holding a copy.
+#[cfg(target_os = "linux")]
+fn equals_opened(path: &RelPath, mut file: std::fs::File, expected: &[u8]) -> Result<bool> {
+    let meta = file.metadata().map_err(|e| Error::io(path.as_str(), e))?;
+    if !meta.is_file() || meta.len() != expected.len() as u64 {
+        return Ok(false);
+    }
+    let mut chunk = vec![0u8; (1 << 20).min(expected.len().max(1))];
+    let mut rest = expected;
+    loop {
+        let n = file
+            .read(&mut chunk)
+            .map_err(|e| Error::io(path.as_str(), e))?;
+        if n == 0 {
+            return Ok(rest.is_empty());
+        }
+        if n > rest.len() || chunk[..n] != rest[..n] {
+            return Ok(false);
+        }
+        rest = &rest[n..];
+    }
 }
 
 /// Whether an error is ELOOP (a symlink met where none may be followed).

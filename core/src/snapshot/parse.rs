@@ -40,7 +40,22 @@ pub(super) fn parse(json: &str, options: &ParseOptions) -> Result<Snapshot> {
             limit: limits.max_snapshot_bytes as u64,
         });
     }
-    let top: TopLevel<'_> = serde_json::from_str(json).map_err(json_error)?;
+    let overflowed = Cell::new(false);
+    let seed = TopLevelSeed {
+        max_entries: limits.max_entries,
+        overflowed: &overflowed,
+    };
+    let mut de = serde_json::Deserializer::from_str(json);
+    let mut top = seed
+        .deserialize(&mut de)
+        .and_then(|top| de.end().map(|()| top))
+        .map_err(|e| {
+            if overflowed.get() {
+                too_many("entries", limits.max_entries)
+            } else {
+                json_error(e)
+            }
+        })?;
     check_version(top.field("version"))?;
     if let Some(unknown) = top
         .fields
@@ -52,11 +67,15 @@ pub(super) fn parse(json: &str, options: &ParseOptions) -> Result<Snapshot> {
             unknown.0
         )));
     }
-    let entries_raw = top
-        .field("entries")
-        .ok_or_else(|| Error::malformed("missing \"entries\""))?;
-    let entries: Vec<(String, Option<Text<'_>>)> =
-        strict_map(entries_raw, "entries", limits.max_entries)?;
+    let entries: Vec<(String, Option<Text<'_>>)> = match top.entries.take() {
+        Some(parsed) => parsed,
+        None => {
+            let raw = top
+                .field("entries")
+                .ok_or_else(|| Error::malformed("missing \"entries\""))?;
+            strict_map(raw, "entries", limits.max_entries)?
+        }
+    };
     let mut snapshot = Snapshot::default();
     for (key, encoded) in entries {
         let path = snapshot_key(&key, "entries")?;
@@ -127,6 +146,14 @@ pub(super) fn parse(json: &str, options: &ParseOptions) -> Result<Snapshot> {
     Ok(snapshot)
 }
 
+fn too_many(field: &str, max: usize) -> Error {
+    Error::TooLarge {
+        what: format!("snapshot {field}"),
+        size: max as u64 + 1,
+        limit: max as u64,
+    }
+}
+
 fn json_error(e: serde_json::Error) -> Error {
     Error::malformed(format!("not a snapshot object: {e}"))
 }
@@ -177,9 +204,12 @@ fn decode_base64(path: &RelPath, text: &str) -> Result<Vec<u8>> {
         .map_err(|e| Error::malformed(format!("entries: {path:?} is not valid base64: {e}")))
 }
 
-/// The top-level object as raw fields, duplicates refused.
+/// The top-level object: raw fields, duplicates refused. When `version`
+/// comes first and is 1 (as this crate and the seed write it), `entries`
+/// is read in the same pass instead of being scanned twice.
 struct TopLevel<'a> {
     fields: Vec<(String, &'a RawValue)>,
+    entries: Option<Vec<(String, Option<Text<'a>>)>>,
 }
 
 impl<'a> TopLevel<'a> {
@@ -188,32 +218,59 @@ impl<'a> TopLevel<'a> {
     }
 }
 
-impl<'de: 'a, 'a> de::Deserialize<'de> for TopLevel<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = TopLevel<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
+struct TopLevelSeed<'f> {
+    max_entries: usize,
+    overflowed: &'f Cell<bool>,
+}
+
+impl<'de, 'f> DeserializeSeed<'de> for TopLevelSeed<'f> {
+    type Value = TopLevel<'de>;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<TopLevel<'de>, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, 'f> Visitor<'de> for TopLevelSeed<'f> {
+    type Value = TopLevel<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<TopLevel<'de>, A::Error> {
+        let mut top = TopLevel {
+            fields: Vec::new(),
+            entries: None,
+        };
+        let mut version_one_first = false;
+        while let Some(key) = map.next_key::<String>()? {
+            if top.fields.iter().any(|(k, _)| *k == key)
+                || (key == "entries" && top.entries.is_some())
+            {
+                return Err(de::Error::custom(format!(
+                    "duplicate top-level key {key:?}"
+                )));
             }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> std::result::Result<TopLevel<'a>, A::Error> {
-                let mut fields: Vec<(String, &'a RawValue)> = Vec::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    if fields.iter().any(|(k, _)| *k == key) {
-                        return Err(de::Error::custom(format!(
-                            "duplicate top-level key {key:?}"
-                        )));
-                    }
-                    let value: &'a RawValue = map.next_value()?;
-                    fields.push((key, value));
-                }
-                Ok(TopLevel { fields })
+            if key == "entries" && version_one_first {
+                let seed = StrictMap::<Option<Text<'de>>> {
+                    max: self.max_entries,
+                    overflowed: self.overflowed,
+                    marker: std::marker::PhantomData,
+                };
+                top.entries = Some(map.next_value_seed(seed)?);
+                continue;
             }
+            let value: &'de RawValue = map.next_value()?;
+            if top.fields.is_empty() && key == "version" && value.get().trim() == "1" {
+                version_one_first = true;
+            }
+            top.fields.push((key, value));
         }
-        d.deserialize_map(V(std::marker::PhantomData))
+        Ok(top)
     }
 }
 
@@ -233,11 +290,7 @@ fn strict_map<'a, V: de::Deserialize<'a>>(
     };
     seed.deserialize(&mut de).map_err(|e| {
         if overflowed.get() {
-            Error::TooLarge {
-                what: format!("snapshot {field}"),
-                size: max as u64 + 1,
-                limit: max as u64,
-            }
+            too_many(field, max)
         } else {
             field_error(field, e)
         }
