@@ -172,6 +172,7 @@ pub fn rollback_snapshot<R: Root + ?Sized>(
         failures: BTreeMap::new(),
         dirty_dirs: BTreeMap::new(),
     };
+    run.remove_stray_temps(snapshot);
     run.remove_new_paths(snapshot);
     run.prune_created_dirs(snapshot);
     run.restore_files(snapshot);

@@ -102,6 +102,15 @@ pub trait Root {
     /// Flushes a directory's entries to stable storage (`None` is the root).
     fn sync_dir(&self, path: Option<&RelPath>) -> Result<()>;
 
+    /// Removes temp files this crate left in `dir` (`None` is the root)
+    /// while replacing any of `names` and never renamed (a crash or a kill
+    /// mid-write); returns how many. Roots whose writes cannot leave a
+    /// temp file behind keep the default, which does nothing.
+    fn remove_stray_temps(&self, dir: Option<&RelPath>, names: &[&str]) -> Result<usize> {
+        let _ = (dir, names);
+        Ok(0)
+    }
+
     /// The absolute spellings of the root that absolute input paths may
     /// start with (for example the path as given and its canonical form).
     /// Empty when the root has no absolute path.
@@ -138,6 +147,9 @@ impl<R: Root + ?Sized> Root for &R {
     }
     fn sync_dir(&self, path: Option<&RelPath>) -> Result<()> {
         (**self).sync_dir(path)
+    }
+    fn remove_stray_temps(&self, dir: Option<&RelPath>, names: &[&str]) -> Result<usize> {
+        (**self).remove_stray_temps(dir, names)
     }
     fn absolute_prefixes(&self) -> Vec<String> {
         (**self).absolute_prefixes()

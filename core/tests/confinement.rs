@@ -199,3 +199,46 @@ fn modes_and_non_utf8_bytes_round_trip_exactly() {
     assert!(report.ok(), "{report:?}");
     assert_eq!(read_native(&w.root).unwrap(), before);
 }
+
+#[test]
+fn stray_temp_files_of_an_interrupted_run_are_removed_and_nothing_else() {
+    let w = World::new();
+    write(&w.root.join("a.txt"), "A");
+    write(&w.root.join("sub/b.txt"), "B");
+    let snap = capture(&w.cap(), ["a.txt", "sub/b.txt"], &CaptureOptions::default()).unwrap();
+    let prefix = |name: &str| {
+        let d = agent_checkpoint::digest::sha256(name.as_bytes());
+        format!(
+            ".ckpt-{}-",
+            agent_checkpoint::digest::to_hex(&d)[..8].to_owned()
+        )
+    };
+    // What a run killed mid-write leaves: temp files named for its targets.
+    let stray_a = w
+        .root
+        .join(format!("{}0123456789abcdef.tmp", prefix("a.txt")));
+    let stray_b = w
+        .root
+        .join(format!("sub/{}fedcba9876543210.tmp", prefix("b.txt")));
+    write(&stray_a, "half");
+    write(&stray_b, "half");
+    // Not ours to remove: another name's temp, a user's look-alike files.
+    let other = w
+        .root
+        .join(format!("{}0000000000000000.tmp", prefix("other.txt")));
+    write(&other, "not captured");
+    write(&w.root.join(".ckpt-user.tmp"), "user");
+    write(
+        &w.root.join(format!("{}notes.txt", prefix("a.txt"))),
+        "user",
+    );
+    let report = rollback(&w.cap(), &snap, &RollbackOptions::default());
+    assert!(report.ok(), "{report:?}");
+    assert!(!stray_a.exists() && !stray_b.exists(), "strays removed");
+    assert!(other.exists(), "a temp of an uncaptured path stays");
+    assert!(w.root.join(".ckpt-user.tmp").exists());
+    assert!(w
+        .root
+        .join(format!("{}notes.txt", prefix("a.txt")))
+        .exists());
+}

@@ -34,6 +34,29 @@ impl<R: Root + ?Sized> Run<'_, R> {
             .insert(path.to_string());
     }
 
+    /// Clears temp files an interrupted earlier run left next to the paths
+    /// this run writes: one directory listing per directory, best effort
+    /// (a directory that cannot be listed fails nothing here).
+    pub(super) fn remove_stray_temps(&mut self, snapshot: &Snapshot) {
+        let mut by_dir: BTreeMap<Option<RelPath>, Vec<&str>> = BTreeMap::new();
+        let written = snapshot
+            .entries
+            .iter()
+            .filter(|(_, c)| c.is_some())
+            .map(|(p, _)| p)
+            .chain(snapshot.links.keys())
+            .filter(|p| !self.skip.contains(*p));
+        for path in written {
+            by_dir
+                .entry(path.parent())
+                .or_default()
+                .push(path.file_name());
+        }
+        for (dir, names) in by_dir {
+            let _ = self.root.remove_stray_temps(dir.as_ref(), &names);
+        }
+    }
+
     pub(super) fn remove_new_paths(&mut self, snapshot: &Snapshot) {
         let mut new_paths: Vec<&RelPath> = snapshot
             .entries

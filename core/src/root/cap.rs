@@ -170,7 +170,7 @@ impl CapRoot {
         F: FnOnce(&Dir, &str) -> io::Result<()>,
     {
         let parent = self.existing_parent(path)?;
-        let temp = temp_name()?;
+        let temp = temp_name(path.file_name())?;
         let result =
             fill(&parent, &temp).and_then(|()| parent.rename(&temp, &parent, path.file_name()));
         if let Err(e) = result {
@@ -182,12 +182,20 @@ impl CapRoot {
     }
 }
 
-/// A fresh temp file name: hidden, recognisable, unlikely to clash.
-fn temp_name() -> Result<String> {
+/// The prefix of every temp file written for the target `name`:
+/// `.ckpt-<8 hex of SHA-256(name)>-`, short whatever the name's length.
+fn temp_prefix(name: &str) -> String {
+    let digest = crate::digest::sha256(name.as_bytes());
+    format!(".ckpt-{}-", hex::encode(&digest[..4]))
+}
+
+/// A fresh temp file name for the target `name`: hidden, recognisable as
+/// ours and as belonging to that target, unlikely to clash.
+fn temp_name(name: &str) -> Result<String> {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes)
         .map_err(|e| Error::io("(temp name)", io::Error::other(e.to_string())))?;
-    Ok(format!(".ckpt-{}.tmp", hex::encode(bytes)))
+    Ok(format!("{}{}.tmp", temp_prefix(name), hex::encode(bytes)))
 }
 
 fn kind_of(m: &cap_std::fs::Metadata) -> EntryKind {
@@ -330,6 +338,39 @@ impl Root for CapRoot {
 
     fn absolute_prefixes(&self) -> Vec<String> {
         self.prefixes.clone()
+    }
+
+    fn remove_stray_temps(&self, dir: Option<&RelPath>, names: &[&str]) -> Result<usize> {
+        let shown = dir.map_or(".", RelPath::as_str).to_owned();
+        let opened = match dir {
+            None => None,
+            Some(d) => match self.parent(d)? {
+                Some(parent) => Some(
+                    parent
+                        .open_dir_nofollow(d.file_name())
+                        .map_err(|e| Error::io(shown.clone(), e))?,
+                ),
+                None => return Ok(0),
+            },
+        };
+        let dir_handle = opened.as_ref().unwrap_or(&self.dir);
+        let prefixes: Vec<String> = names.iter().map(|n| temp_prefix(n)).collect();
+        let mut removed = 0;
+        for entry in dir_handle
+            .entries()
+            .map_err(|e| Error::io(shown.clone(), e))?
+        {
+            let entry = entry.map_err(|e| Error::io(shown.clone(), e))?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if name.ends_with(".tmp") && prefixes.iter().any(|p| name.starts_with(p.as_str())) {
+                dir_handle
+                    .remove_file(name)
+                    .map_err(|e| Error::io(shown.clone(), e))?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
     }
 }
 
