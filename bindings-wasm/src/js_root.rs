@@ -48,8 +48,11 @@ extern "C" {
     fn read_link(this: &CheckpointFs, path: &str) -> std::result::Result<JsValue, JsValue>;
 
     #[wasm_bindgen(method, catch, js_name = writeLink)]
-    fn write_link(this: &CheckpointFs, path: &str, target: &str)
-        -> std::result::Result<(), JsValue>;
+    fn write_link(
+        this: &CheckpointFs,
+        path: &str,
+        target: &str,
+    ) -> std::result::Result<(), JsValue>;
 }
 
 /// The core [`Root`] over a [`CheckpointFs`].
@@ -107,7 +110,11 @@ impl<'a> JsRoot<'a> {
     fn refuse_dir(&self, path: &RelPath) -> Result<Option<Metadata>> {
         let meta = self.stat_path(path.as_str())?;
         if meta.is_some_and(|m| m.kind == EntryKind::Dir) {
-            return Err(io_error(path, io::ErrorKind::IsADirectory, "is a directory"));
+            return Err(io_error(
+                path,
+                io::ErrorKind::IsADirectory,
+                "is a directory",
+            ));
         }
         Ok(meta)
     }
@@ -133,11 +140,13 @@ impl Root for JsRoot<'_> {
             });
         }
         let too_large = |size: u64| {
-            max_bytes.filter(|l| size > *l).map(|limit| Error::TooLarge {
-                what: format!("file {path}"),
-                size,
-                limit,
-            })
+            max_bytes
+                .filter(|l| size > *l)
+                .map(|limit| Error::TooLarge {
+                    what: format!("file {path}"),
+                    size,
+                    limit,
+                })
         };
         if let Some(e) = too_large(meta.len) {
             return Err(e);
@@ -209,7 +218,11 @@ impl Root for JsRoot<'_> {
     fn create_dir(&self, path: &RelPath) -> Result<()> {
         self.check_parents(path)?;
         if self.stat_path(path.as_str())?.is_some() {
-            return Err(io_error(path, io::ErrorKind::AlreadyExists, "already exists"));
+            return Err(io_error(
+                path,
+                io::ErrorKind::AlreadyExists,
+                "already exists",
+            ));
         }
         self.fs
             .mkdir(path.as_str())
@@ -234,8 +247,8 @@ impl Root for JsRoot<'_> {
 
     fn sync_dir(&self, path: Option<&RelPath>) -> Result<()> {
         let shown = path.map_or(".", RelPath::as_str);
-        let method = js_sys::Reflect::get(self.fs, &"syncDir".into())
-            .map_err(|e| js_io_error(shown, &e))?;
+        let method =
+            js_sys::Reflect::get(self.fs, &"syncDir".into()).map_err(|e| js_io_error(shown, &e))?;
         let Some(method) = method.dyn_ref::<js_sys::Function>() else {
             return Ok(());
         };
@@ -266,24 +279,28 @@ fn parse_stat(path: &str, value: &JsValue) -> Result<Option<Metadata>> {
     if value.is_null() || value.is_undefined() {
         return Ok(None);
     }
-    let field = |name: &str| js_sys::Reflect::get(value, &name.into()).unwrap_or(JsValue::UNDEFINED);
+    let field =
+        |name: &str| js_sys::Reflect::get(value, &name.into()).unwrap_or(JsValue::UNDEFINED);
     let kind = match field("kind").as_string().as_deref() {
         Some("none") => return Ok(None),
         Some("file") => EntryKind::File,
         Some("dir") => EntryKind::Dir,
         Some("symlink") => EntryKind::Symlink,
         Some("other") => EntryKind::Other,
-        _ => {
-            return Err(Error::io(
-                path,
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    "stat must return {kind: \"file\"|\"dir\"|\"symlink\"|\"other\"|\"none\"} or null",
-                ),
-            ))
-        }
+        _ => return Err(Error::io(
+            path,
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                "stat must return {kind: \"file\"|\"dir\"|\"symlink\"|\"other\"|\"none\"} or null",
+            ),
+        )),
     };
-    let number = |name: &str, default: f64| field(name).as_f64().filter(|n| *n >= 0.0).unwrap_or(default);
+    let number = |name: &str, default: f64| {
+        field(name)
+            .as_f64()
+            .filter(|n| *n >= 0.0)
+            .unwrap_or(default)
+    };
     Ok(Some(Metadata {
         kind,
         // JS numbers are exact to 2^53; sizes never come near.
@@ -349,7 +366,15 @@ mod tests {
 
     #[test]
     fn errno_codes_round_trip() {
-        for code in ["ENOENT", "EACCES", "EEXIST", "ENOTDIR", "EISDIR", "ENOTEMPTY", "EINVAL"] {
+        for code in [
+            "ENOENT",
+            "EACCES",
+            "EEXIST",
+            "ENOTDIR",
+            "EISDIR",
+            "ENOTEMPTY",
+            "EINVAL",
+        ] {
             assert_eq!(kind_errno(errno_kind(code)), code);
         }
         assert_eq!(errno_kind("EPERM"), io::ErrorKind::PermissionDenied);

@@ -27,7 +27,9 @@ pub fn new_checkpoint_id() -> Result<String, JsValue> {
 /// clock on wasm32-unknown-unknown). Throws `too_large` above 2^48-1 and a
 /// `TypeError` for a negative or fractional timestamp.
 #[wasm_bindgen(js_name = newUlid)]
-pub fn new_ulid(#[wasm_bindgen(js_name = timestampMs)] timestamp_ms: Option<f64>) -> Result<String, JsValue> {
+pub fn new_ulid(
+    #[wasm_bindgen(js_name = timestampMs)] timestamp_ms: Option<f64>,
+) -> Result<String, JsValue> {
     let ms = timestamp_ms.unwrap_or_else(js_sys::Date::now);
     if !(ms >= 0.0 && ms.fract() == 0.0) {
         return Err(type_error("timestampMs must be a non-negative integer"));

@@ -108,8 +108,16 @@ pub fn rollback(
 
 fn report_to_js(report: &RollbackReport) -> Result<JsValue, JsValue> {
     let out = js_sys::Object::new();
-    set(&out, "restored", &strings(report.restored.iter().map(String::as_str)))?;
-    set(&out, "unrestored", &strings(report.unrestored.iter().map(|u| u.path.as_str())))?;
+    set(
+        &out,
+        "restored",
+        &strings(report.restored.iter().map(String::as_str)),
+    )?;
+    set(
+        &out,
+        "unrestored",
+        &strings(report.unrestored.iter().map(|u| u.path.as_str())),
+    )?;
     let failures = js_sys::Object::new();
     for u in &report.unrestored {
         set(&failures, &u.path, &u.reason.as_str().into())?;
@@ -117,8 +125,16 @@ fn report_to_js(report: &RollbackReport) -> Result<JsValue, JsValue> {
     set(&out, "failures", &failures)?;
     set(&out, "valid", &report.valid().into())?;
     set(&out, "ok", &report.ok().into())?;
-    set(&out, "errorCode", &optional(report.error_code().map(js_code)))?;
-    set(&out, "error", &optional(report.error.as_ref().map(|e| e.to_string())))?;
+    set(
+        &out,
+        "errorCode",
+        &optional(report.error_code().map(js_code)),
+    )?;
+    set(
+        &out,
+        "error",
+        &optional(report.error.as_ref().map(|e| e.to_string())),
+    )?;
     Ok(out.into())
 }
 

@@ -230,7 +230,10 @@ impl Root for WasiRoot {
             if e.kind() == io::ErrorKind::PermissionDenied {
                 // Hosts refuse to read a link whose target is absolute: no
                 // guest path can name it, so it points outside the root.
-                Error::escapes(path.as_str(), format!("the WASI host refuses to read this symlink ({e})"))
+                Error::escapes(
+                    path.as_str(),
+                    format!("the WASI host refuses to read this symlink ({e})"),
+                )
             } else {
                 Error::io(path.as_str(), e)
             }
