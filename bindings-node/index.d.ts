@@ -79,6 +79,13 @@ export interface CaptureOptions {
   allowGitDir?: boolean
   /** Refuse (`too_large`) any file larger than this many bytes. */
   maxFileBytes?: number
+  /**
+   * Seal the snapshot with this key (HMAC-SHA256): a rollback given the
+   * key then refuses it if it was altered (`unauthenticated`). A key is
+   * bytes (`Buffer`, `Uint8Array`) or a string, which stands for its UTF-8
+   * bytes (`'k1'` and `Buffer.from('k1')` are the same key).
+   */
+  key?: string | Uint8Array
 }
 
 /** The prefix of every per-checkpoint ref (`refs/entire/checkpoints/`). */
@@ -92,7 +99,8 @@ export declare function checkpointPath(id: string): string
 
 /**
  * Snapshots every path `operations` will touch under `root` (a directory)
- * and returns the snapshot's JSON text. Throws an `Error` with `code`
+ * and returns the snapshot's JSON text (sealed when `options.key` is
+ * given). Throws an `Error` with `code`
  * (`path_escapes_root`, `not_a_file`, `invalid_path`, `too_large`,
  * `not_found` for a missing root, ...) and nothing is written.
  */
@@ -161,8 +169,76 @@ export declare function parseRef(name: string): string | null
  */
 export declare function parseShadowBranchName(name: string): ShadowBranch | null
 
+/** What rollback would do to one path. */
+export type PlanAction = 'keep' | 'write' | 'remove' | 'rmdir' | 'conflict'
+
+/** One line of a rollback plan. */
+export interface PlanItem {
+  /** The captured path or created directory. */
+  path: string
+  /** What rollback would do. */
+  action: PlanAction
+  /**
+   * Whether the path changed after the batch (known only after
+   * `recordApplied`); with `onConflict: 'overwrite'` it is still written
+   * or removed.
+   */
+  conflict: boolean
+}
+
+/** Options of `planRollback`: those of `rollback` that change what it would do. */
+export interface PlanOptions {
+  /** Accept snapshot keys with a `.git` component (refused by default). */
+  allowGitDir?: boolean
+  /** As in `rollback`: with `'skip'`, a changed path is planned as `conflict`. */
+  onConflict?: 'overwrite' | 'skip'
+  /** Throw `unauthenticated` unless the snapshot is sealed with this key. */
+  key?: string | Uint8Array
+}
+
+/**
+ * What `rollback(root, checkpoint, options)` would do to every captured
+ * path and created directory, sorted by path; reads the tree, writes
+ * nothing. Unlike `rollback`, throws an `Error` with `code` for a snapshot
+ * it would refuse (`malformed_snapshot`, `unsupported_version`, with `key`
+ * `unauthenticated`), as well as when `root` cannot be opened.
+ */
+export declare function planRollback(root: string, checkpoint: string, options?: PlanOptions | undefined | null): Array<PlanItem>
+
+/**
+ * `planRollback` off the JS thread: resolves to the same plan, rejects with
+ * the same `Error` (argument errors still throw at once).
+ */
+export declare function planRollbackAsync(root: string, checkpoint: string, options?: PlanOptions | undefined | null): Promise<Array<PlanItem>>
+
 /** The separator between prompts in `prompt.txt`: a blank line, `---`, a blank line. */
 export declare const PROMPT_SEPARATOR: string
+
+/**
+ * Returns `checkpoint` with the current (post-batch) state of each captured
+ * path recorded, for `rollback` / `planRollback` with `onConflict` to tell
+ * later edits apart. A sealed snapshot needs its `key` (verified, and the
+ * result sealed again); throws an `Error` with `code` (`unauthenticated`,
+ * `malformed_snapshot`, ...).
+ */
+export declare function recordApplied(root: string, checkpoint: string, options?: RecordAppliedOptions | undefined | null): string
+
+/**
+ * `recordApplied` off the JS thread: resolves to the same text, rejects
+ * with the same `Error`.
+ */
+export declare function recordAppliedAsync(root: string, checkpoint: string, options?: RecordAppliedOptions | undefined | null): Promise<string>
+
+/** Options of `recordApplied`. */
+export interface RecordAppliedOptions {
+  /** Accept snapshot keys with a `.git` component (refused by default). */
+  allowGitDir?: boolean
+  /**
+   * The key of a sealed snapshot (required for one): it is verified, and
+   * the result sealed again with it.
+   */
+  key?: string | Uint8Array
+}
 
 /**
  * `refs/entire/checkpoints/<shard>/<id>`; throws `invalid_checkpoint_id`
@@ -172,14 +248,15 @@ export declare function refName(id: string): string
 
 /**
  * Restores exactly the paths `checkpoint` captured under `root`. Never
- * throws for a malformed snapshot (the report says `valid: false` with its
- * `errorCode`); throws only when `root` cannot be opened.
+ * throws for a malformed snapshot, nor (with `key`) an unauthenticated one:
+ * the report says `valid: false` with its `errorCode`. Throws only when
+ * `root` cannot be opened, or for a bad option (`code: 'InvalidArg'`).
  */
 export declare function rollback(root: string, checkpoint: string, options?: RollbackOptions | undefined | null): RollbackReport
 
 /**
  * `rollback` off the JS thread: resolves to the same report; rejects only
- * when `root` cannot be opened.
+ * when `root` cannot be opened (a bad option still throws at once).
  */
 export declare function rollbackAsync(root: string, checkpoint: string, options?: RollbackOptions | undefined | null): Promise<RollbackReport>
 
@@ -189,6 +266,22 @@ export interface RollbackOptions {
   durable?: boolean
   /** Accept snapshot keys with a `.git` component (refused by default). */
   allowGitDir?: boolean
+  /**
+   * What to do with a path changed after the batch (known only after
+   * `recordApplied`): `'overwrite'` it (the default) or `'skip'` it and
+   * list it in `conflicts`. Any other value is an argument error.
+   */
+  onConflict?: 'overwrite' | 'skip'
+  /**
+   * Refuse the snapshot (`valid: false`, `errorCode: 'unauthenticated'`)
+   * unless it is sealed with this key.
+   */
+  key?: string | Uint8Array
+  /**
+   * Return the `redo` snapshot (default `true`); `false` saves reading
+   * every captured path before rewriting it.
+   */
+  redo?: boolean
 }
 
 /** What a rollback did. */
@@ -197,6 +290,11 @@ export interface RollbackReport {
   restored: Array<string>
   /** Paths that could not be restored, sorted (reasons in `failures`). */
   unrestored: Array<string>
+  /**
+   * Paths left as they were because they changed after the batch
+   * (`onConflict: 'skip'`), sorted: neither restored nor unrestored.
+   */
+  conflicts: Array<string>
   /** Whether the snapshot was well-formed (and so was applied). */
   valid: boolean
   /** Valid, and every path restored. */
@@ -207,6 +305,12 @@ export interface RollbackReport {
   errorCode: ErrorCode | null
   /** The refusal's message; `null` when valid. */
   error: string | null
+  /**
+   * The captured paths as they were just before this rollback: rolling
+   * it back brings the batch's result back. `null` when refused, or with
+   * `redo: false`.
+   */
+  redo: string | null
 }
 
 /** The prefix of every shadow branch (`entire/`). */

@@ -12,7 +12,13 @@ import {
   newUlid,
   parseRef,
   parseShadowBranchName,
+  type PlanAction,
+  type PlanItem,
+  planRollback,
+  planRollbackAsync,
   PushQueue,
+  recordApplied,
+  recordAppliedAsync,
   rollback,
   rollbackAsync,
   ulidTimestampMs,
@@ -59,6 +65,34 @@ export async function example(root: string): Promise<void> {
   queue.remove(refs.concat(queue.peek()))
   const file: string = queue.path
   console.log(file)
+
+  // Preview, guard, redo, sealing.
+  const key = new TextEncoder().encode('secret')
+  const sealed: string = createCheckpoint(root, ['src/a.py'], { key })
+  const applied: string = recordApplied(root, sealed, { key, allowGitDir: false })
+  const appliedLater: string = await recordAppliedAsync(root, sealed, { key })
+  const plan: PlanItem[] = planRollback(root, applied, { key, onConflict: 'skip' })
+  for (const item of plan) {
+    const action: PlanAction = item.action
+    if (action === 'conflict' || item.conflict) console.log(item.path)
+  }
+  console.log((await planRollbackAsync(root, appliedLater)).length)
+  const guarded: RollbackReport = rollback(root, applied, { key: 'secret', onConflict: 'skip', redo: true })
+  const skipped: string[] = guarded.conflicts
+  const redo: string | null = guarded.redo
+  if (redo !== null) console.log((await rollbackAsync(root, redo, { redo: false })).ok, skipped)
+  const sealedLater: string = await createCheckpointAsync(root, ['src/a.py'], { key: 'secret' })
+  console.log(sealedLater)
+
+  // @ts-expect-error onConflict is 'overwrite' or 'skip'
+  rollback(root, applied, { onConflict: 'ignore' })
+  // @ts-expect-error a key is a string or bytes
+  createCheckpoint(root, ['src/a.py'], { key: 42 })
+  // @ts-expect-error plan actions are a closed set
+  if (plan[0]?.action === 'delete') console.log()
+  // @ts-expect-error redo is nullable
+  const redoText: string = guarded.redo
+  console.log(redoText)
 
   // @ts-expect-error operations are strings or { file }
   createCheckpoint(root, [{ path: 'a' }])

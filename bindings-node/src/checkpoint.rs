@@ -2,7 +2,7 @@
 //! off it (`*Async`, napi `AsyncTask` on the libuv pool).
 //!
 //! Each call opens the root the caller named (the one use of ambient
-//! authority), converts the arguments and calls the core; the async variants
+//! authority), converts the arguments ([`crate::options`]) and calls the core; the async variants
 //! run exactly the same function in `compute`, so they return the same results.
 
 use agent_checkpoint::root::ambient_authority;
@@ -11,7 +11,8 @@ use napi::bindgen_prelude::{AsyncTask, Either};
 use napi::{Env, Task};
 use napi_derive::napi;
 
-use crate::error::{invalid_arg, to_js, OrThrow};
+use crate::error::{to_js, OrThrow};
+use crate::options::{capture_options, rollback_options, CaptureOptions, RollbackOptions};
 use crate::snapshot::RollbackReport;
 
 /// An operation of a batch: anything with a `file` property naming the path
@@ -20,26 +21,6 @@ use crate::snapshot::RollbackReport;
 pub struct FileOperation {
     /// The path the operation touches, relative to the root or absolute inside it.
     pub file: String,
-}
-
-/// Options of `createCheckpoint`.
-#[napi(object)]
-#[derive(Default)]
-pub struct CaptureOptions {
-    /// Accept paths with a `.git` component (refused by default).
-    pub allow_git_dir: Option<bool>,
-    /// Refuse (`too_large`) any file larger than this many bytes.
-    pub max_file_bytes: Option<f64>,
-}
-
-/// Options of `rollback`.
-#[napi(object)]
-#[derive(Default)]
-pub struct RollbackOptions {
-    /// fsync each restored file and each touched directory (default `true`).
-    pub durable: Option<bool>,
-    /// Accept snapshot keys with a `.git` component (refused by default).
-    pub allow_git_dir: Option<bool>,
 }
 
 fn operation_paths(operations: Vec<Either<String, FileOperation>>) -> Vec<String> {
@@ -52,30 +33,9 @@ fn operation_paths(operations: Vec<Either<String, FileOperation>>) -> Vec<String
         .collect()
 }
 
-fn capture_options(
-    options: Option<CaptureOptions>,
-) -> napi::Result<agent_checkpoint::CaptureOptions> {
-    let options = options.unwrap_or_default();
-    let mut core = agent_checkpoint::CaptureOptions::default();
-    core.allow_git_dir = options.allow_git_dir.unwrap_or(false);
-    core.max_file_bytes = match options.max_file_bytes {
-        None => None,
-        Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 => Some(n as u64),
-        Some(n) => {
-            return Err(invalid_arg(format!(
-                "maxFileBytes must be a non-negative integer, got {n}"
-            )))
-        }
-    };
-    Ok(core)
-}
-
-fn rollback_options(options: Option<RollbackOptions>) -> agent_checkpoint::RollbackOptions {
-    let options = options.unwrap_or_default();
-    let mut core = agent_checkpoint::RollbackOptions::default();
-    core.durable = options.durable.unwrap_or(core.durable);
-    core.allow_git_dir = options.allow_git_dir.unwrap_or(false);
-    core
+/// Opens the directory the caller named: the one use of ambient authority.
+pub(crate) fn open_root(root: &str) -> agent_checkpoint::Result<CapRoot> {
+    CapRoot::open(root, ambient_authority())
 }
 
 fn capture_at(
@@ -83,8 +43,7 @@ fn capture_at(
     paths: &[String],
     options: &agent_checkpoint::CaptureOptions,
 ) -> agent_checkpoint::Result<String> {
-    let root = CapRoot::open(root, ambient_authority())?;
-    agent_checkpoint::capture(&root, paths, options)
+    agent_checkpoint::capture(&open_root(root)?, paths, options)
 }
 
 fn rollback_at(
@@ -92,12 +51,16 @@ fn rollback_at(
     snapshot: &str,
     options: &agent_checkpoint::RollbackOptions,
 ) -> agent_checkpoint::Result<agent_checkpoint::RollbackReport> {
-    let root = CapRoot::open(root, ambient_authority())?;
-    Ok(agent_checkpoint::rollback(&root, snapshot, options))
+    Ok(agent_checkpoint::rollback(
+        &open_root(root)?,
+        snapshot,
+        options,
+    ))
 }
 
 /// Snapshots every path `operations` will touch under `root` (a directory)
-/// and returns the snapshot's JSON text. Throws an `Error` with `code`
+/// and returns the snapshot's JSON text (sealed when `options.key` is
+/// given). Throws an `Error` with `code`
 /// (`path_escapes_root`, `not_a_file`, `invalid_path`, `too_large`,
 /// `not_found` for a missing root, ...) and nothing is written.
 #[napi]
@@ -112,8 +75,9 @@ pub fn create_checkpoint(
 }
 
 /// Restores exactly the paths `checkpoint` captured under `root`. Never
-/// throws for a malformed snapshot (the report says `valid: false` with its
-/// `errorCode`); throws only when `root` cannot be opened.
+/// throws for a malformed snapshot, nor (with `key`) an unauthenticated one:
+/// the report says `valid: false` with its `errorCode`. Throws only when
+/// `root` cannot be opened, or for a bad option (`code: 'InvalidArg'`).
 #[napi]
 pub fn rollback(
     env: &Env,
@@ -121,7 +85,7 @@ pub fn rollback(
     checkpoint: String,
     options: Option<RollbackOptions>,
 ) -> napi::Result<RollbackReport> {
-    rollback_at(&root, &checkpoint, &rollback_options(options))
+    rollback_at(&root, &checkpoint, &rollback_options(options)?)
         .map(RollbackReport::from)
         .or_throw(env)
 }
@@ -186,16 +150,16 @@ impl Task for RollbackTask {
 }
 
 /// `rollback` off the JS thread: resolves to the same report; rejects only
-/// when `root` cannot be opened.
+/// when `root` cannot be opened (a bad option still throws at once).
 #[napi]
 pub fn rollback_async(
     root: String,
     checkpoint: String,
     options: Option<RollbackOptions>,
-) -> AsyncTask<RollbackTask> {
-    AsyncTask::new(RollbackTask {
+) -> napi::Result<AsyncTask<RollbackTask>> {
+    Ok(AsyncTask::new(RollbackTask {
         root,
         checkpoint,
-        options: rollback_options(options),
-    })
+        options: rollback_options(options)?,
+    }))
 }

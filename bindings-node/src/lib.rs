@@ -3,11 +3,15 @@
 //! Every function converts its arguments, calls the core and maps the error
 //! (see [`error`]); there are no semantics here. Names are the core's in
 //! camelCase. This file holds the naming layer (IDs, refs, shadow branches,
-//! prompts); [`checkpoint`] the filesystem calls, [`snapshot`] the snapshot
-//! helpers and the report, [`queue`] the push queue.
+//! prompts); [`checkpoint`] capture and rollback, [`plan`] the rollback
+//! preview, [`applied`] `recordApplied`, [`options`] the option objects,
+//! [`snapshot`] the snapshot helpers and the report, [`queue`] the push queue.
 
+pub mod applied;
 pub mod checkpoint;
 pub mod error;
+pub mod options;
+pub mod plan;
 pub mod queue;
 pub mod snapshot;
 

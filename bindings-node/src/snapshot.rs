@@ -15,6 +15,9 @@ pub struct RollbackReport {
     pub restored: Vec<String>,
     /// Paths that could not be restored, sorted (reasons in `failures`).
     pub unrestored: Vec<String>,
+    /// Paths left as they were because they changed after the batch
+    /// (`onConflict: 'skip'`), sorted: neither restored nor unrestored.
+    pub conflicts: Vec<String>,
     /// Whether the snapshot was well-formed (and so was applied).
     pub valid: bool,
     /// Valid, and every path restored.
@@ -25,6 +28,10 @@ pub struct RollbackReport {
     pub error_code: Option<ErrorCode>,
     /// The refusal's message; `null` when valid.
     pub error: Option<String>,
+    /// The captured paths as they were just before this rollback: rolling
+    /// it back brings the batch's result back. `null` when refused, or with
+    /// `redo: false`.
+    pub redo: Option<String>,
 }
 
 impl From<agent_checkpoint::RollbackReport> for RollbackReport {
@@ -37,6 +44,8 @@ impl From<agent_checkpoint::RollbackReport> for RollbackReport {
             error: report.error.as_ref().map(ToString::to_string),
             unrestored: report.unrestored.into_iter().map(|u| u.path).collect(),
             restored: report.restored,
+            conflicts: report.conflicts,
+            redo: report.redo,
         }
     }
 }
