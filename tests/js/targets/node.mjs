@@ -30,13 +30,9 @@ export const api = {
   inspectSnapshot: binding.inspectSnapshot,
 }
 
-// Options of issue 8 (sealing, conflict guard, redo) are not bound yet: refuse
-// them loudly instead of letting napi drop the unknown fields.
-export function refuseUnbound(options) {
-  for (const key of ['key', 'onConflict', 'redo']) {
-    if (key in options) throw new Error(`option ${key} is not bound in the Node package yet`)
-  }
-  return options
+/** The rollback options `planRollback` takes (`durable` and `redo` change nothing in a plan). */
+export function planOptions({ allowGitDir, onConflict, key }) {
+  return { allowGitDir, onConflict, key }
 }
 
 /** The vectors' `{text|b64, mode}` node as bytes. */
@@ -112,17 +108,21 @@ export async function newRoot(tree) {
   fs.mkdirSync(dir)
   for (const [rel, node] of Object.entries(tree)) writeNode(path.join(dir, rel), node)
   return makeRoot(dir, tmp, {
-    capture: (paths, options) => binding.createCheckpoint(dir, paths, refuseUnbound(options)),
-    rollback: (text, options) => binding.rollback(dir, text, refuseUnbound(options)),
+    capture: (paths, options) => binding.createCheckpoint(dir, paths, options),
+    rollback: (text, options) => binding.rollback(dir, text, options),
+    plan: (text, options) => binding.planRollback(dir, text, planOptions(options)),
+    recordApplied: (text, options) => binding.recordApplied(dir, text, options),
   })
 }
 
-/** The FsRoot of `dir` with the given capture/rollback (shared by node-async). */
-export function makeRoot(dir, tmp, { capture, rollback }) {
+/** The FsRoot of `dir` with the given package calls (shared by node-async). */
+export function makeRoot(dir, tmp, { capture, rollback, plan, recordApplied }) {
   return {
     absPath: dir,
     capture,
     rollback,
+    plan,
+    recordApplied,
     readTree: () => readTree(dir),
     mutate: (step) => mutate(dir, step),
     dispose: () => fs.rmSync(tmp, { recursive: true, force: true }),
