@@ -14,10 +14,10 @@ where
     F: Fn(&T) -> R + Sync,
 {
     let total: usize = items.iter().map(&weight).sum();
-    let threads = worker_count();
-    if threads < 2 || items.len() < 2 || total < MIN_PARALLEL_BYTES {
+    if items.len() < 2 || total < MIN_PARALLEL_BYTES || worker_count() < 2 {
         return items.iter().map(f).collect();
     }
+    let threads = worker_count();
     // Contiguous chunks of about equal weight keep the results in order.
     let target = total.div_ceil(threads);
     let mut chunks: Vec<&[T]> = Vec::with_capacity(threads);
@@ -53,7 +53,7 @@ where
     B: FnOnce() -> RB,
     RA: Send,
 {
-    if worker_count() < 2 || bytes < MIN_PARALLEL_BYTES / 8 {
+    if bytes < MIN_PARALLEL_BYTES / 8 || worker_count() < 2 {
         return (a(), b());
     }
     std::thread::scope(|scope| {
@@ -67,9 +67,12 @@ where
     })
 }
 
+/// Up to four workers, as many as the CPUs this process may use (asked
+/// once: the answer reads cgroup files on Linux).
 #[cfg(not(target_family = "wasm"))]
 fn worker_count() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+    static COUNT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *COUNT.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
 }
 
 #[cfg(target_family = "wasm")]
