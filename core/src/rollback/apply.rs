@@ -105,11 +105,36 @@ impl<R: Root + ?Sized> Run<'_, R> {
         let mut dirs: Vec<&RelPath> = snapshot.created_dirs.iter().collect();
         dirs.sort_by_key(|p| std::cmp::Reverse(p.depth()));
         for dir in dirs {
-            // A dir that is not empty holds something the snapshot did not
-            // capture: it stays, and so does what is in it.
-            let is_dir = matches!(self.root.metadata(dir), Ok(Some(m)) if m.kind == EntryKind::Dir);
-            if is_dir && self.root.remove_dir(dir).is_ok() {
-                self.touched(dir.parent(), dir);
+            // A dir that is not empty (or not a dir) holds something the
+            // snapshot did not capture: it stays, and so does what is in it.
+            // Any other failure leaves the batch's dir behind: the new paths
+            // below it are not back to "did not exist", so they are reported.
+            let result = match self.root.metadata(dir) {
+                Ok(Some(m)) if m.kind == EntryKind::Dir => match self.root.remove_dir(dir) {
+                    Ok(()) => {
+                        self.touched(dir.parent(), dir);
+                        Ok(())
+                    }
+                    Err(e) if is_not_empty(&e) => Ok(()),
+                    Err(e) => Err(e),
+                },
+                Ok(_) => Ok(()),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = result {
+                let below: Vec<RelPath> = snapshot
+                    .entries
+                    .iter()
+                    .filter(|(p, c)| {
+                        c.is_none() && dir.is_ancestor_of(p) && !self.skip.contains(*p)
+                    })
+                    .map(|(p, _)| p.clone())
+                    .collect();
+                for path in below {
+                    let reason =
+                        format!("could not remove the directory {dir} the batch created: {e}");
+                    self.failures.entry(path.to_string()).or_insert(reason);
+                }
             }
         }
     }
@@ -231,12 +256,15 @@ impl<R: Root + ?Sized> Run<'_, R> {
         for (dir, paths) in dirty {
             // A directory pruned (or flipped to a file) after it was touched
             // is gone; the sync of its parent covers that.
-            if let Some(d) = &dir {
-                if !matches!(self.root.metadata(d), Ok(Some(m)) if m.kind == EntryKind::Dir) {
-                    continue;
-                }
-            }
-            if let Err(e) = self.root.sync_dir(dir.as_ref()) {
+            let result = match &dir {
+                Some(d) => match self.root.metadata(d) {
+                    Ok(Some(m)) if m.kind == EntryKind::Dir => self.root.sync_dir(Some(d)),
+                    Ok(_) => continue,
+                    Err(e) => Err(e),
+                },
+                None => self.root.sync_dir(None),
+            };
+            if let Err(e) = result {
                 for p in paths {
                     self.failures
                         .entry(p)
@@ -245,6 +273,14 @@ impl<R: Root + ?Sized> Run<'_, R> {
             }
         }
     }
+}
+
+/// Whether a `remove_dir` failed only because the directory is not empty.
+fn is_not_empty(e: &Error) -> bool {
+    matches!(e, Error::Io { source, .. } if matches!(
+        source.kind(),
+        std::io::ErrorKind::DirectoryNotEmpty | std::io::ErrorKind::AlreadyExists
+    ))
 }
 
 fn integrity(path: &RelPath, what: &str) -> Error {

@@ -137,7 +137,7 @@ pub fn changed_keys(
         .collect()
 }
 
-/// Every leftover rollback temp file (`.ckpt-<16 hex>.tmp`) below `dir`,
+/// Every leftover rollback temp file (`.ckpt-*.tmp`) below `dir`,
 /// relative to it.
 pub fn stray_temps(dir: &Path) -> Vec<String> {
     fingerprint_tree(dir, &[])
@@ -150,13 +150,11 @@ pub fn stray_temps(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Whether `name` is a rollback temp file name: `.ckpt-<16 hex>.tmp`.
+/// Whether `name` is a rollback temp file name
+/// (`.ckpt-<8 hex of the target name>-<16 random hex>.tmp`).
 pub fn is_temp_name(name: &OsStr) -> bool {
     let b = name.as_bytes();
-    b.len() == 6 + 16 + 4
-        && b.starts_with(b".ckpt-")
-        && b.ends_with(b".tmp")
-        && b[6..22].iter().all(u8::is_ascii_hexdigit)
+    b.starts_with(b".ckpt-") && b.ends_with(b".tmp")
 }
 
 /// Whether the long runs were asked for (`RELIABILITY_LONG=1`).
