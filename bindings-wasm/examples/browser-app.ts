@@ -70,8 +70,10 @@ export async function demo(): Promise<RollbackResult> {
   buffers.writeFile('src/new.ts', utf8.encode('export {}\n'), 0o644, false)
   const result = rollback(buffers, checkpoint, { durable: false })
 
+  // The bundled in-memory filesystem implements the same interface.
+  const memory: CheckpointFs = new MemoryFs('/workspace')
   try {
-    createCheckpoint(new MemoryFs(), ['../outside.txt'])
+    createCheckpoint(memory, ['../outside.txt'])
   } catch (e) {
     const error = e as CheckpointError
     console.assert(error.code === 'path_escapes_root', error.message)
