@@ -35,7 +35,7 @@ enum Parent {
 impl WasiRoot {
     /// Opens `root`, which must name a directory inside a preopen.
     pub fn open(root: &str) -> Result<WasiRoot> {
-        let meta = fs::metadata(root).map_err(|e| Error::io(root, e))?;
+        let meta = fs::metadata(root).map_err(|e| Error::io(root, categorize(e)))?;
         if !meta.is_dir() {
             return Err(Error::io(
                 root,
@@ -60,7 +60,7 @@ impl WasiRoot {
     /// `lstat`s each parent of `path`, outermost first; a symlink is refused.
     fn parent(&self, path: &RelPath) -> Result<Parent> {
         for dir in path.ancestors() {
-            match fs::symlink_metadata(self.full(&dir)) {
+            match fs::symlink_metadata(self.full(&dir)).map_err(categorize) {
                 Ok(m) if m.is_dir() => {}
                 Ok(m) if m.file_type().is_symlink() => {
                     return Err(Error::io(
@@ -97,7 +97,7 @@ impl WasiRoot {
     }
 
     fn lstat(&self, path: &RelPath) -> Result<Option<Metadata>> {
-        match fs::symlink_metadata(self.full(path)) {
+        match fs::symlink_metadata(self.full(path)).map_err(categorize) {
             Ok(m) => Ok(Some(metadata_of(&m))),
             Err(e)
                 if matches!(
@@ -125,12 +125,35 @@ impl WasiRoot {
             ));
         }
         let temp = full.with_file_name(temp_name()?);
-        if let Err(e) = fill(&temp).and_then(|()| fs::rename(&temp, &full)) {
+        if let Err(e) = fill(&temp)
+            .and_then(|()| fs::rename(&temp, &full))
+            .map_err(categorize)
+        {
             // Best effort: the temp entry is ours and must not linger.
             let _ = fs::remove_file(&temp);
             return Err(Error::io(path.as_str(), e));
         }
         Ok(())
+    }
+}
+
+/// `e` with the kind its errno means. std on wasm32-wasip2 leaves some
+/// errnos uncategorized (`ENOTEMPTY` among them), and the core decides by
+/// kind (a non-empty directory is not a failure to prune).
+fn categorize(e: io::Error) -> io::Error {
+    let kind = match e.raw_os_error() {
+        Some(libc::ENOTEMPTY) => io::ErrorKind::DirectoryNotEmpty,
+        Some(libc::ENOTDIR) => io::ErrorKind::NotADirectory,
+        Some(libc::EISDIR) => io::ErrorKind::IsADirectory,
+        Some(libc::EEXIST) => io::ErrorKind::AlreadyExists,
+        Some(libc::ENOENT) => io::ErrorKind::NotFound,
+        Some(libc::EACCES | libc::EPERM) => io::ErrorKind::PermissionDenied,
+        _ => return e,
+    };
+    if e.kind() == kind {
+        e
+    } else {
+        io::Error::new(kind, e)
     }
 }
 
@@ -212,12 +235,13 @@ impl Root for WasiRoot {
         if let Some(limit) = max_bytes.filter(|l| meta.len > *l) {
             return Err(too_large(path, meta.len, limit));
         }
-        let file = fs::File::open(self.full(path)).map_err(|e| Error::io(path.as_str(), e))?;
+        let file =
+            fs::File::open(self.full(path)).map_err(|e| Error::io(path.as_str(), categorize(e)))?;
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len).unwrap_or(0));
         // The file may grow between lstat and read: never read past the limit.
         file.take(max_bytes.map_or(u64::MAX, |l| l.saturating_add(1)))
             .read_to_end(&mut bytes)
-            .map_err(|e| Error::io(path.as_str(), e))?;
+            .map_err(|e| Error::io(path.as_str(), categorize(e)))?;
         match max_bytes.filter(|l| bytes.len() as u64 > *l) {
             Some(limit) => Err(too_large(path, bytes.len() as u64, limit)),
             None => Ok(bytes),
@@ -226,18 +250,20 @@ impl Root for WasiRoot {
 
     fn read_link(&self, path: &RelPath) -> Result<String> {
         self.existing_parent(path)?;
-        let target = fs::read_link(self.full(path)).map_err(|e| {
-            if e.kind() == io::ErrorKind::PermissionDenied {
-                // Hosts refuse to read a link whose target is absolute: no
-                // guest path can name it, so it points outside the root.
-                Error::escapes(
-                    path.as_str(),
-                    format!("the WASI host refuses to read this symlink ({e})"),
-                )
-            } else {
-                Error::io(path.as_str(), e)
-            }
-        })?;
+        let target = fs::read_link(self.full(path))
+            .map_err(categorize)
+            .map_err(|e| {
+                if e.kind() == io::ErrorKind::PermissionDenied {
+                    // Hosts refuse to read a link whose target is absolute: no
+                    // guest path can name it, so it points outside the root.
+                    Error::escapes(
+                        path.as_str(),
+                        format!("the WASI host refuses to read this symlink ({e})"),
+                    )
+                } else {
+                    Error::io(path.as_str(), e)
+                }
+            })?;
         target
             .into_os_string()
             .into_string()
@@ -264,17 +290,17 @@ impl Root for WasiRoot {
 
     fn remove_file(&self, path: &RelPath) -> Result<()> {
         self.existing_parent(path)?;
-        fs::remove_file(self.full(path)).map_err(|e| Error::io(path.as_str(), e))
+        fs::remove_file(self.full(path)).map_err(|e| Error::io(path.as_str(), categorize(e)))
     }
 
     fn create_dir(&self, path: &RelPath) -> Result<()> {
         self.existing_parent(path)?;
-        fs::create_dir(self.full(path)).map_err(|e| Error::io(path.as_str(), e))
+        fs::create_dir(self.full(path)).map_err(|e| Error::io(path.as_str(), categorize(e)))
     }
 
     fn remove_dir(&self, path: &RelPath) -> Result<()> {
         self.existing_parent(path)?;
-        fs::remove_dir(self.full(path)).map_err(|e| Error::io(path.as_str(), e))
+        fs::remove_dir(self.full(path)).map_err(|e| Error::io(path.as_str(), categorize(e)))
     }
 
     fn sync_dir(&self, path: Option<&RelPath>) -> Result<()> {
@@ -285,8 +311,8 @@ impl Root for WasiRoot {
             }
             None => (".", self.base.clone()),
         };
-        let dir = fs::File::open(&full).map_err(|e| Error::io(shown, e))?;
-        dir.sync_all().map_err(|e| Error::io(shown, e))
+        let dir = fs::File::open(&full).map_err(|e| Error::io(shown, categorize(e)))?;
+        dir.sync_all().map_err(|e| Error::io(shown, categorize(e)))
     }
 
     fn absolute_prefixes(&self) -> Vec<String> {
