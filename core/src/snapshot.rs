@@ -44,7 +44,8 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
-            max_snapshot_bytes: 4 << 30,
+            // 4 GiB where memory allows; 1 GiB on 32-bit targets (wasm).
+            max_snapshot_bytes: usize::try_from(4_u64 << 30).unwrap_or(1 << 30),
             max_entries: 1_000_000,
         }
     }
