@@ -53,6 +53,9 @@ def command(args: argparse.Namespace, contender: str, workload: str, op: str, re
 def measure(args: argparse.Namespace, contender: str, workload: str, op: str) -> dict:
     reps = args.reps if op != "rollback-durable" or workload in ("b", "d", "c-small", "c-big") else max(3, args.reps // 2)
     cmd = command(args, contender, workload, op, reps)
+    # Flush the previous contender's dirty pages so its writeback is not
+    # charged to this one.
+    os.sync()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         return {"error": (proc.stderr.strip().splitlines() or ["failed"])[-1][:120]}
