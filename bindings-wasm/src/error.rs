@@ -40,6 +40,15 @@ pub fn with_code(message: &str, code: &str, path: Option<&str>) -> JsValue {
     js.into()
 }
 
+/// The `.code` of an argument whose value is unusable (an unknown
+/// `onConflict`), spelled as the Node package (napi-rs) spells it.
+pub const INVALID_ARG: &str = "InvalidArg";
+
+/// A JS `Error` with `code: 'InvalidArg'` for an unusable argument value.
+pub fn invalid_arg(message: &str) -> JsValue {
+    with_code(message, INVALID_ARG, None)
+}
+
 /// A JS `TypeError` for an argument of the wrong shape (not a core error).
 pub fn type_error(message: &str) -> JsValue {
     js_sys::TypeError::new(message).into()

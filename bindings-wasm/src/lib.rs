@@ -1,7 +1,8 @@
 //! wasm-bindgen bindings of agent-checkpoint, for browsers, bundlers and Node.
 //!
 //! Every pure function of the Node package under the same camelCase name, and
-//! `createCheckpoint` / `rollback` over a filesystem the caller provides: any
+//! `createCheckpoint` / `rollback` / `planRollback` / `recordApplied` over a
+//! filesystem the caller provides: any
 //! JS object with the synchronous methods of the `CheckpointFs` interface
 //! (see [`js_root`]), or the bundled in-memory [`memory_fs::MemoryFs`]. There
 //! is no real filesystem on `wasm32-unknown-unknown`; the JS side brings one.
@@ -9,10 +10,13 @@
 //! Each function converts its arguments, calls the core and maps the error
 //! (an `Error` with `.code`, see [`error`]); no semantics live here.
 
+pub mod applied;
 pub mod error;
 pub mod js_root;
 pub mod memory_fs;
 pub mod naming;
+pub mod options;
+pub mod plan;
 pub mod snapshot;
 
 use wasm_bindgen::prelude::*;
@@ -85,12 +89,30 @@ export interface CheckpointFs {
 /** One target path of a batch: the path itself, or an object whose `file` names it. */
 export type Operation = string | { file: string };
 
+/**
+ * A sealing key: bytes, or a string standing for its UTF-8 bytes (`'k1'` and
+ * `new TextEncoder().encode('k1')` are the same key).
+ */
+export type SealingKey = string | Uint8Array;
+
+/**
+ * What rollback does with a path changed after the batch (known only after
+ * `recordApplied`): restore it anyway, or leave it and list it in `conflicts`.
+ * Any other value throws an `Error` with `code: 'InvalidArg'`.
+ */
+export type OnConflict = "overwrite" | "skip";
+
 /** Options of `createCheckpoint`. */
 export interface CaptureOptions {
   /** Accept paths with a `.git` component (refused by default). */
   allowGitDir?: boolean;
   /** Refuse (`too_large`) any file larger than this many bytes. */
   maxFileBytes?: number;
+  /**
+   * Seal the snapshot with this key (HMAC-SHA256): a rollback given the key
+   * then refuses it if it was altered (`unauthenticated`).
+   */
+  key?: SealingKey;
 }
 
 /** Options of `rollback`. */
@@ -99,6 +121,30 @@ export interface RollbackOptions {
   durable?: boolean;
   /** Accept snapshot keys with a `.git` component (refused by default). */
   allowGitDir?: boolean;
+  /** What to do with a path changed after the batch (default `"overwrite"`). */
+  onConflict?: OnConflict;
+  /** Refuse the snapshot (`valid: false`, `unauthenticated`) unless it is sealed with this key. */
+  key?: SealingKey;
+  /** Return the `redo` snapshot (default `true`); `false` saves reading every captured path first. */
+  redo?: boolean;
+}
+
+/** Options of `planRollback`: those of `rollback` that change what it would do. */
+export interface PlanOptions {
+  /** Accept snapshot keys with a `.git` component (refused by default). */
+  allowGitDir?: boolean;
+  /** As in `rollback`: with `"skip"`, a changed path is planned as `conflict`. */
+  onConflict?: OnConflict;
+  /** Throw `unauthenticated` unless the snapshot is sealed with this key. */
+  key?: SealingKey;
+}
+
+/** Options of `recordApplied`. */
+export interface RecordAppliedOptions {
+  /** Accept snapshot keys with a `.git` component (refused by default). */
+  allowGitDir?: boolean;
+  /** The key of a sealed snapshot (required for one): verified, and the result sealed again. */
+  key?: SealingKey;
 }
 
 /** What `rollback` did. It never throws for a malformed snapshot: `valid` is then false. */
@@ -107,6 +153,11 @@ export interface RollbackResult {
   restored: string[];
   /** Paths that could not be restored, sorted. */
   unrestored: string[];
+  /**
+   * Paths left as they were because they changed after the batch
+   * (`onConflict: "skip"`), sorted: neither restored nor unrestored.
+   */
+  conflicts: string[];
   /** Why each unrestored path failed. */
   failures: Record<string, string>;
   /** Whether the snapshot was well-formed (and so applied). */
@@ -117,6 +168,31 @@ export interface RollbackResult {
   errorCode: ErrorCode | null;
   /** The message of the refusal when `valid` is false, else `null`. */
   error: string | null;
+  /**
+   * The captured paths as they were just before this rollback: rolling it
+   * back brings the batch's result back. `null` when refused, or with `redo: false`.
+   */
+  redo: string | null;
+}
+
+/** What rollback would do to one path. */
+export type PlanAction = "keep" | "write" | "remove" | "rmdir" | "conflict";
+
+/** One line of `planRollback`'s result. */
+export interface PlanItem {
+  /** The captured path or created directory. */
+  path: string;
+  /**
+   * `keep`: already as captured; `write`: write the captured file or link;
+   * `remove`: remove what the batch created; `rmdir`: remove a directory the
+   * batch created; `conflict`: changed after the batch, left alone (`"skip"`).
+   */
+  action: PlanAction;
+  /**
+   * Whether the path changed after the batch (known only after
+   * `recordApplied`); with `"overwrite"` it is still written or removed.
+   */
+  conflict: boolean;
 }
 
 /** One captured path, as `inspectSnapshot` describes it. */

@@ -1,51 +1,11 @@
 //! Capture and rollback over a caller's filesystem; reading snapshots.
 
-use agent_checkpoint::{CaptureOptions, RollbackOptions, RollbackReport};
+use agent_checkpoint::RollbackReport;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{js_code, js_result, to_js, type_error};
 use crate::js_root::{CheckpointFs, JsRoot};
-
-#[wasm_bindgen]
-extern "C" {
-    /// `{ allowGitDir?, maxFileBytes? }`.
-    #[wasm_bindgen(typescript_type = "CaptureOptions")]
-    pub type JsCaptureOptions;
-    #[wasm_bindgen(method, getter, js_name = allowGitDir)]
-    fn allow_git_dir(this: &JsCaptureOptions) -> Option<bool>;
-    #[wasm_bindgen(method, getter, js_name = maxFileBytes)]
-    fn max_file_bytes(this: &JsCaptureOptions) -> Option<f64>;
-
-    /// `{ durable?, allowGitDir? }`.
-    #[wasm_bindgen(typescript_type = "RollbackOptions")]
-    pub type JsRollbackOptions;
-    #[wasm_bindgen(method, getter)]
-    fn durable(this: &JsRollbackOptions) -> Option<bool>;
-    #[wasm_bindgen(method, getter, js_name = allowGitDir)]
-    fn allow_git_dir(this: &JsRollbackOptions) -> Option<bool>;
-}
-
-fn capture_options(js: Option<&JsCaptureOptions>) -> Result<CaptureOptions, JsValue> {
-    let mut options = CaptureOptions::default();
-    if let Some(js) = js.filter(|o| o.is_object()) {
-        options.allow_git_dir = js.allow_git_dir().unwrap_or(false);
-        options.max_file_bytes = match js.max_file_bytes() {
-            None => None,
-            Some(n) if n >= 0.0 && n.fract() == 0.0 => Some(n as u64),
-            Some(_) => return Err(type_error("maxFileBytes must be a non-negative integer")),
-        };
-    }
-    Ok(options)
-}
-
-fn rollback_options(js: Option<&JsRollbackOptions>) -> RollbackOptions {
-    let mut options = RollbackOptions::default();
-    if let Some(js) = js.filter(|o| o.is_object()) {
-        options.durable = js.durable().unwrap_or(true);
-        options.allow_git_dir = js.allow_git_dir().unwrap_or(false);
-    }
-    options
-}
+use crate::options::{capture_options, rollback_options, JsCaptureOptions, JsRollbackOptions};
 
 /// The target path of one operation: a string, or an object's `file` string.
 fn operation_path(op: &JsValue) -> Result<String, JsValue> {
@@ -62,7 +22,8 @@ fn operation_path(op: &JsValue) -> Result<String, JsValue> {
     ))
 }
 
-fn set(object: &js_sys::Object, key: &str, value: &JsValue) -> Result<(), JsValue> {
+/// Sets `object[key] = value`.
+pub(crate) fn set(object: &js_sys::Object, key: &str, value: &JsValue) -> Result<(), JsValue> {
     js_sys::Reflect::set(object, &key.into(), value).map(drop)
 }
 
@@ -75,8 +36,9 @@ fn strings<'a>(items: impl IntoIterator<Item = &'a str>) -> js_sys::Array {
 }
 
 /// Snapshots every path `operations` will touch under `fs`, before they run,
-/// and returns the snapshot's JSON text. Throws an `Error` with `.code`
-/// (`path_escapes_root`, `not_a_file`, `invalid_path`, `too_large`, ...).
+/// and returns the snapshot's JSON text (sealed when `options.key` is
+/// given). Throws an `Error` with `.code` (`path_escapes_root`,
+/// `not_a_file`, `invalid_path`, `too_large`, ...).
 #[wasm_bindgen(js_name = createCheckpoint)]
 pub fn create_checkpoint(
     fs: &CheckpointFs,
@@ -93,8 +55,10 @@ pub fn create_checkpoint(
 }
 
 /// Restores exactly the paths captured by `checkpoint` under `fs`. Never
-/// throws for a malformed snapshot (the result says `valid: false`); throws a
-/// `TypeError` only when `fs` is not an object.
+/// throws for a malformed snapshot, nor (with `key`) an unauthenticated one:
+/// the result says `valid: false` with its `errorCode`. Throws only for a bad
+/// argument: a `TypeError` when `fs` is not an object, an `Error` with
+/// `code: 'InvalidArg'` for an unknown `onConflict`.
 #[wasm_bindgen(unchecked_return_type = "RollbackResult")]
 pub fn rollback(
     fs: &CheckpointFs,
@@ -102,8 +66,8 @@ pub fn rollback(
     options: Option<JsRollbackOptions>,
 ) -> Result<JsValue, JsValue> {
     let root = JsRoot::new(fs)?;
-    let report = agent_checkpoint::rollback(&root, checkpoint, &rollback_options(options.as_ref()));
-    report_to_js(&report)
+    let options = rollback_options(options.as_ref())?;
+    report_to_js(&agent_checkpoint::rollback(&root, checkpoint, &options))
 }
 
 fn report_to_js(report: &RollbackReport) -> Result<JsValue, JsValue> {
@@ -117,6 +81,11 @@ fn report_to_js(report: &RollbackReport) -> Result<JsValue, JsValue> {
         &out,
         "unrestored",
         &strings(report.unrestored.iter().map(|u| u.path.as_str())),
+    )?;
+    set(
+        &out,
+        "conflicts",
+        &strings(report.conflicts.iter().map(String::as_str)),
     )?;
     let failures = js_sys::Object::new();
     for u in &report.unrestored {
@@ -135,6 +104,7 @@ fn report_to_js(report: &RollbackReport) -> Result<JsValue, JsValue> {
         "error",
         &optional(report.error.as_ref().map(|e| e.to_string())),
     )?;
+    set(&out, "redo", &optional(report.redo.as_deref()))?;
     Ok(out.into())
 }
 

@@ -65,14 +65,17 @@ test('capture and rollback over MemoryFs, with operations as strings or {file}',
   fs.putFile('gen/new.py', 'x')
   fs.removeFile('cur')
   const report = rollback(fs, snapshot)
+  assert.equal(typeof report.redo, 'string')
   assert.deepEqual(report, {
     restored: ['cur', 'gen/new.py', 'src/a.py'],
     unrestored: [],
+    conflicts: [],
     failures: {},
     valid: true,
     ok: true,
     errorCode: null,
     error: null,
+    redo: report.redo,
   })
   assert.equal(fs.getText('src/a.py'), 'old\n')
   assert.equal(fs.stat('src/a.py').mode, 0o755)
@@ -86,6 +89,8 @@ test('rollback reports a malformed snapshot instead of throwing', () => {
   assert.equal(report.ok, false)
   assert.equal(report.errorCode, 'unsupported_version')
   assert.equal(typeof report.error, 'string')
+  assert.equal(report.redo, null)
+  assert.deepEqual(report.conflicts, [])
   assert.throws(() => rollback(null, '{}'), TypeError)
   assert.throws(() => createCheckpoint(new MemoryFs(), [42]), TypeError)
   assert.throws(() => createCheckpoint(new MemoryFs(), ['a'], { maxFileBytes: -1 }), TypeError)

@@ -30,14 +30,8 @@ export const api = {
 
 const ABSOLUTE = '/virtual/root'
 
-// Options of issue 8 (sealing, conflict guard, redo) are not bound yet:
-// refuse them loudly instead of silently dropping them.
-function refuseUnbound(options) {
-  for (const key of ['key', 'onConflict', 'redo']) {
-    if (key in options) throw new Error(`option ${key} is not bound in the wasm package yet`)
-  }
-  return options
-}
+/** The rollback options `planRollback` takes (`durable` and `redo` change nothing in a plan). */
+const planOptions = ({ allowGitDir, onConflict, key }) => ({ allowGitDir, onConflict, key })
 
 const bytesOf = (node) => ('text' in node ? Buffer.from(node.text, 'utf8') : Buffer.from(node.b64, 'base64'))
 
@@ -88,8 +82,10 @@ export async function newRoot(tree) {
   }
   return {
     absPath: ABSOLUTE,
-    capture: (paths, options) => wasm.createCheckpoint(fs, paths, refuseUnbound(options)),
-    rollback: (text, options) => wasm.rollback(fs, text, refuseUnbound(options)),
+    capture: (paths, options) => wasm.createCheckpoint(fs, paths, options),
+    rollback: (text, options) => wasm.rollback(fs, text, options),
+    plan: (text, options) => wasm.planRollback(fs, text, planOptions(options)),
+    recordApplied: (text, options) => wasm.recordApplied(fs, text, options),
     readTree: () => readTree(fs),
     mutate: (step) => mutate(fs, step),
     dispose: () => fs.free(),
