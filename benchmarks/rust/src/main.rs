@@ -87,7 +87,7 @@ fn run(args: &[String]) -> Result<(), String> {
         "floor" => {
             let encoded = floor::capture(&root_dir, &paths).map_err(|e| e.to_string())?;
             bytes = encoded.0.len();
-            for _ in 0..reps {
+            for rep in 0..=reps {
                 let start = Instant::now();
                 match op {
                     "capture" => {
