@@ -10,15 +10,8 @@ import { createRequire } from 'node:module'
 const wasm = createRequire(import.meta.url)('../pkg/nodejs/agent_checkpoint_wasm.js')
 const { MemoryFs, createCheckpoint, planRollback, recordApplied, rollback, snapshotPaths } = wasm
 
-/** The thrown value of `fn`, failing the test if it does not throw. */
-function thrown(fn) {
-  try {
-    fn()
-  } catch (e) {
-    return e
-  }
-  assert.fail('expected a throw')
-}
+/** `assert.throws` check: an `Error` with `.code === code`. */
+const withCode = (code) => (e) => e instanceof Error && e.code === code
 
 /** A MemoryFs with `a.txt` and `b.txt`, its snapshot, and the batch applied (a, b edited, gen/c new). */
 function batch(captureOptions) {
@@ -53,9 +46,7 @@ test('planRollback throws for a snapshot rollback would refuse (rollback reports
     ['not json', 'malformed_snapshot'],
     ['{"version":2,"entries":{}}', 'unsupported_version'],
   ]) {
-    const err = thrown(() => planRollback(fs, text))
-    assert.ok(err instanceof Error)
-    assert.equal(err.code, code)
+    assert.throws(() => planRollback(fs, text), withCode(code))
     assert.equal(rollback(fs, text).errorCode, code)
   }
   assert.throws(() => planRollback(null, '{}'), TypeError)
@@ -116,10 +107,11 @@ test('onConflict: an unknown name is InvalidArg, a non-string a TypeError; nothi
     (onConflict) => planRollback(fs, snap, { onConflict }),
   ]) {
     for (const bad of ['Skip', 'ignore', '']) {
-      const err = thrown(() => call(bad))
-      assert.ok(err instanceof Error && !(err instanceof TypeError))
-      assert.equal(err.code, 'InvalidArg', `onConflict ${JSON.stringify(bad)}`)
-      assert.match(err.message, /'overwrite' or 'skip'/)
+      assert.throws(
+        () => call(bad),
+        (e) => withCode('InvalidArg')(e) && !(e instanceof TypeError) && /'overwrite' or 'skip'/.test(e.message),
+        `onConflict ${JSON.stringify(bad)}`,
+      )
     }
     for (const bad of [1, true, {}]) assert.throws(() => call(bad), TypeError)
   }
@@ -159,9 +151,7 @@ test('a wrong key: rollback reports unauthenticated, planRollback and recordAppl
     () => recordApplied(fs, snap, { key: 'k2' }),
     () => recordApplied(fs, snap), // a sealed snapshot needs its key
   ]) {
-    const err = thrown(call)
-    assert.ok(err instanceof Error)
-    assert.equal(err.code, 'unauthenticated')
+    assert.throws(call, withCode('unauthenticated'))
   }
   assert.equal(rollback(fs, createCheckpoint(fs, ['a.txt']), { key: 'k1' }).errorCode, 'unauthenticated')
 })
