@@ -170,6 +170,7 @@ pub fn rollback_snapshot<R: Root + ?Sized>(
         durable: options.durable,
         skip,
         failures: BTreeMap::new(),
+        unremoved: BTreeMap::new(),
         dirty_dirs: BTreeMap::new(),
     };
     run.remove_stray_temps(snapshot);
@@ -177,6 +178,7 @@ pub fn rollback_snapshot<R: Root + ?Sized>(
     run.prune_created_dirs(snapshot);
     run.restore_files(snapshot);
     run.restore_links(snapshot);
+    run.recheck_new_paths();
     run.sync_dirs();
     let conflicts: Vec<String> = run.skip.iter().map(|p| p.to_string()).collect();
     let failures = run.failures;

@@ -16,6 +16,9 @@ pub(super) struct Run<'r, R: Root + ?Sized> {
     /// Paths left alone (human-edit conflicts).
     pub(super) skip: BTreeSet<RelPath>,
     pub(super) failures: BTreeMap<String, String>,
+    /// `null` entries that could not be removed when their turn came, and
+    /// why: settled by `recheck_new_paths` once every phase has run.
+    pub(super) unremoved: BTreeMap<RelPath, String>,
     /// Directory (`None` = root) -> captured paths whose durability depends on it.
     pub(super) dirty_dirs: BTreeMap<Option<RelPath>, BTreeSet<String>>,
 }
@@ -75,7 +78,9 @@ impl<R: Root + ?Sized> Run<'_, R> {
                 continue;
             }
             if let Err(e) = self.remove_path(path) {
-                self.fail(path, &e);
+                self.unremoved
+                    .entry(path.clone())
+                    .or_insert_with(|| e.to_string());
             }
         }
     }
@@ -94,33 +99,60 @@ impl<R: Root + ?Sized> Run<'_, R> {
     fn remove_path(&mut self, path: &RelPath) -> Result<()> {
         match self.root.metadata(path)?.map(|m| m.kind) {
             None => return Ok(()),
-            Some(EntryKind::Dir) => self.root.remove_dir(path)?,
+            // A directory goes with the created dirs, deepest first: the
+            // batch's dirs below it must be pruned before it can be removed.
+            Some(EntryKind::Dir) => return Ok(()),
             Some(_) => self.root.remove_file(path)?,
         }
         self.touched(path.parent(), path);
         Ok(())
     }
 
+    /// Removes, deepest first, the created dirs (only when empty) and the
+    /// `null` entries that are directories now (they must go: a failure,
+    /// "not empty" included, is reported against them).
     pub(super) fn prune_created_dirs(&mut self, snapshot: &Snapshot) {
-        let mut dirs: Vec<&RelPath> = snapshot.created_dirs.iter().collect();
-        dirs.sort_by_key(|p| std::cmp::Reverse(p.depth()));
-        for dir in dirs {
-            // A dir that is not empty (or not a dir) holds something the
-            // snapshot did not capture: it stays, and so does what is in it.
-            // Any other failure leaves the batch's dir behind: the new paths
-            // below it are not back to "did not exist", so they are reported.
+        let mut dirs: Vec<(&RelPath, bool)> = snapshot
+            .entries
+            .iter()
+            .filter(|(path, content)| {
+                content.is_none()
+                    && !self.skip.contains(*path)
+                    && !holds_captured_content(snapshot, path)
+            })
+            .map(|(path, _)| (path, true))
+            .collect();
+        dirs.extend(
+            snapshot
+                .created_dirs
+                .iter()
+                .filter(|d| !dirs.iter().any(|(p, _)| p == d))
+                .map(|d| (d, false))
+                .collect::<Vec<_>>(),
+        );
+        dirs.sort_by_key(|(p, _)| std::cmp::Reverse(p.depth()));
+        for (dir, required) in dirs {
+            // A created dir that is not empty (or not a dir) holds something
+            // the snapshot did not capture: it stays, and so does what is in
+            // it. Any other failure leaves the batch's dir behind: the new
+            // paths below it are not back to "did not exist", so they are
+            // reported.
             let result = match self.root.metadata(dir) {
                 Ok(Some(m)) if m.kind == EntryKind::Dir => match self.root.remove_dir(dir) {
                     Ok(()) => {
                         self.touched(dir.parent(), dir);
                         Ok(())
                     }
-                    Err(e) if is_not_empty(&e) => Ok(()),
+                    Err(e) if is_not_empty(&e) && !required => Ok(()),
                     Err(e) => Err(e),
                 },
                 Ok(_) => Ok(()),
                 Err(e) => Err(e),
             };
+            if let (Err(e), true) = (&result, required) {
+                self.fail(dir, e);
+                continue;
+            }
             if let Err(e) = result {
                 let below: Vec<RelPath> = snapshot
                     .entries
@@ -135,6 +167,18 @@ impl<R: Root + ?Sized> Run<'_, R> {
                         format!("could not remove the directory {dir} the batch created: {e}");
                     self.failures.entry(path.to_string()).or_insert(reason);
                 }
+            }
+        }
+    }
+
+    /// A path that did not exist is restored when nothing is there at the
+    /// end: one that could not be looked at or removed in its turn (its
+    /// parent was a link, or a dir of the batch's) may be gone by now,
+    /// because a later phase replaced or removed that parent.
+    pub(super) fn recheck_new_paths(&mut self) {
+        for (path, reason) in std::mem::take(&mut self.unremoved) {
+            if !matches!(self.root.metadata(&path), Ok(None)) {
+                self.failures.entry(path.to_string()).or_insert(reason);
             }
         }
     }
