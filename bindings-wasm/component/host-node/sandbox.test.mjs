@@ -46,7 +46,7 @@ function fingerprint(root) {
   return hash.digest('hex')
 }
 
-const options = { allowGitDir: false, maxFileBytes: undefined }
+const options = { allowGitDir: false, maxFileBytes: undefined, key: undefined }
 const before = fingerprint(sentinel)
 
 test('escaping paths are refused with path_escapes_root', () => {
@@ -71,7 +71,7 @@ test('a root outside the preopen cannot be opened', () => {
 })
 
 test('hostile snapshots write nothing outside', () => {
-  const ro = { durable: true, allowGitDir: false }
+  const ro = { durable: true, allowGitDir: false, onConflict: 'overwrite', key: undefined, redo: true }
   const dotdot = '{"version":1,"entries":{"../sentinel/secret.txt":"cHduZWQ="},"created_dirs":[]}'
   const refused = call(c.rollback, GUEST, dotdot, ro)
   assert.equal(refused.valid, false)
@@ -84,6 +84,19 @@ test('hostile snapshots write nothing outside', () => {
   }
   const remove = call(c.rollback, GUEST, '{"version":1,"entries":{"out/secret.txt":null},"created_dirs":[]}', ro)
   assert.equal(remove.ok, false)
+})
+
+test('the preview and the guard only read, and never through a link', () => {
+  // A key below a symlinked parent is an error; a link pointing out is
+  // recorded as a link, not as the sentinel's content.
+  const through = '{"version":1,"entries":{"out/secret.txt":"cHduZWQ="},"created_dirs":[]}'
+  const plan = { allowGitDir: false, onConflict: 'skip', key: undefined }
+  const record = { allowGitDir: false, key: undefined }
+  assert.throws(() => call(c.planRollback, GUEST, through, plan), (e) => typeof e.code === 'string')
+  assert.throws(() => call(c.recordApplied, GUEST, through, record), (e) => typeof e.code === 'string')
+  const leaf = '{"version":1,"entries":{"leaf":"cHduZWQ="},"created_dirs":[]}'
+  const recorded = call(c.recordApplied, GUEST, leaf, record)
+  assert.ok(!recorded.includes(createHash('sha256').update('do not touch').digest('hex')), recorded)
 })
 
 test('the sentinel is unchanged', () => {

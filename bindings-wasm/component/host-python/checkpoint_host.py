@@ -2,9 +2,11 @@
 
     host = ComponentHost(Path("agent_checkpoint_component.wasm"))
     with host.instantiate(Path("/tmp/project"), guest="/project") as component:
-        snapshot = component.create_checkpoint("/project", ["src/a.py"])
+        snapshot = component.create_checkpoint("/project", ["src/a.py"], key=b"secret")
         ...
-        report = component.rollback("/project", snapshot)
+        applied = component.record_applied("/project", snapshot, key=b"secret")
+        plan = component.plan_rollback("/project", applied, on_conflict="skip", key=b"secret")
+        report = component.rollback("/project", applied, on_conflict="skip", key=b"secret")
 
 Each `instantiate` makes a fresh store whose only preopen is the given host
 directory, mounted at `guest`; every file function of the component stays
@@ -17,7 +19,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, Literal, Optional, Union
 
 import wasmtime
 from wasmtime import component as wc
@@ -36,6 +38,13 @@ class ComponentError(Exception):
         self.path = path
 
 
+#: A sealing key: bytes, or a str standing for its UTF-8 bytes (as in the Python package).
+Key = Union[bytes, str]
+
+#: The WIT `on-conflict` enum: what rollback does with a path changed after the batch.
+OnConflict = Literal["overwrite", "skip"]
+
+
 @dataclass
 class RollbackResult:
     """The component's `rollback-result`, with Python names."""
@@ -47,6 +56,21 @@ class RollbackResult:
     ok: bool
     error_code: Optional[str]
     error: Optional[str]
+    #: Paths left alone because they changed after the batch (`on_conflict="skip"`).
+    conflicts: list[str]
+    #: The snapshot that undoes this rollback (None when refused, or with `redo=False`).
+    redo: Optional[str]
+
+
+@dataclass
+class PlanItem:
+    """One line of `plan-rollback`: a path and what rollback would do to it."""
+
+    path: str
+    #: `keep`, `write`, `remove`, `rmdir` or `conflict`.
+    action: str
+    #: Whether the path changed after the batch (known after `record_applied`).
+    conflict: bool
 
 
 def _field(record: Any, name: str) -> Any:
@@ -58,6 +82,10 @@ def _record(**fields: Any) -> wc.Record:
     for name, value in fields.items():
         setattr(rec, name.replace("_", "-"), value)
     return rec
+
+
+def _key(key: Optional[Key]) -> Optional[bytes]:
+    return key.encode() if isinstance(key, str) else key
 
 
 def _error(record: Any) -> ComponentError:
@@ -96,15 +124,33 @@ class Component:
         return result
 
     def create_checkpoint(
-        self, root: str, paths: list[str], allow_git_dir: bool = False, max_file_bytes: Optional[int] = None
+        self,
+        root: str,
+        paths: list[str],
+        *,
+        allow_git_dir: bool = False,
+        max_file_bytes: Optional[int] = None,
+        key: Optional[Key] = None,
     ) -> str:
-        """Snapshots `paths` under `root` (a guest path inside the preopen)."""
-        options = _record(allow_git_dir=allow_git_dir, max_file_bytes=max_file_bytes)
+        """Snapshots `paths` under `root` (a guest path inside the preopen); sealed with `key`."""
+        options = _record(allow_git_dir=allow_git_dir, max_file_bytes=max_file_bytes, key=_key(key))
         return _ok(self.call("create-checkpoint", root, paths, options))
 
-    def rollback(self, root: str, checkpoint: str, durable: bool = True, allow_git_dir: bool = False) -> RollbackResult:
+    def rollback(
+        self,
+        root: str,
+        checkpoint: str,
+        *,
+        durable: bool = True,
+        allow_git_dir: bool = False,
+        on_conflict: OnConflict = "overwrite",
+        key: Optional[Key] = None,
+        redo: bool = True,
+    ) -> RollbackResult:
         """Restores the captured paths; raises only when `root` cannot be opened."""
-        options = _record(durable=durable, allow_git_dir=allow_git_dir)
+        options = _record(
+            durable=durable, allow_git_dir=allow_git_dir, on_conflict=on_conflict, key=_key(key), redo=redo
+        )
         raw = _ok(self.call("rollback", root, checkpoint, options))
         error = _field(raw, "error")
         unrestored = _field(raw, "unrestored")
@@ -116,7 +162,30 @@ class Component:
             ok=_field(raw, "ok"),
             error_code=None if error is None else _field(error, "code").replace("-", "_"),
             error=None if error is None else _field(error, "message"),
+            conflicts=list(_field(raw, "conflicts")),
+            redo=_field(raw, "redo"),
         )
+
+    def plan_rollback(
+        self,
+        root: str,
+        checkpoint: str,
+        *,
+        allow_git_dir: bool = False,
+        on_conflict: OnConflict = "overwrite",
+        key: Optional[Key] = None,
+    ) -> list[PlanItem]:
+        """What `rollback` would do to each path, sorted; raises for a snapshot it would refuse."""
+        options = _record(allow_git_dir=allow_git_dir, on_conflict=on_conflict, key=_key(key))
+        items = _ok(self.call("plan-rollback", root, checkpoint, options))
+        return [PlanItem(_field(i, "path"), _field(i, "action"), _field(i, "conflict")) for i in items]
+
+    def record_applied(
+        self, root: str, checkpoint: str, *, allow_git_dir: bool = False, key: Optional[Key] = None
+    ) -> str:
+        """`checkpoint` with each path's post-batch state recorded (a sealed one needs its `key`)."""
+        options = _record(allow_git_dir=allow_git_dir, key=_key(key))
+        return _ok(self.call("record-applied", root, checkpoint, options))
 
     def snapshot_paths(self, checkpoint: str) -> list[str]:
         """The captured paths (best effort)."""

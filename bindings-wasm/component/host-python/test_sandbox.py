@@ -82,5 +82,15 @@ def test_hostile_snapshots_write_nothing_outside(host: ComponentHost, layout: tu
             assert report.valid and report.unrestored == [key], key
         report = component.rollback(GUEST, '{"version":1,"entries":{"out/secret.txt":null},"created_dirs":[]}')
         assert not report.ok
+        # The preview and the guard only read, and never through a link: a key
+        # below a symlinked parent is an error; a link pointing out is recorded
+        # as a link, not as the sentinel's content.
+        through = '{"version":1,"entries":{"out/secret.txt":"cHduZWQ="},"created_dirs":[]}'
+        with pytest.raises(ComponentError):
+            component.plan_rollback(GUEST, through, on_conflict="skip")
+        with pytest.raises(ComponentError):
+            component.record_applied(GUEST, through)
+        recorded = component.record_applied(GUEST, '{"version":1,"entries":{"leaf":"cHduZWQ="},"created_dirs":[]}')
+        assert hashlib.sha256(b"do not touch").hexdigest() not in recorded
     assert fingerprint(sentinel) == before
     assert (preopen / "inside.txt").read_text() == "mine"

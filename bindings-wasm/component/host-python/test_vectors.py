@@ -34,19 +34,7 @@ def snapshot_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
 
 
-ISSUE_8_FIELDS = ("tamper", "record_applied", "human_edits", "expect_plan", "check_redo")
-ISSUE_8_OPTIONS = ("key", "on_conflict", "redo")
-
-
-def refuse_unbound(case: dict) -> None:
-    """Issue-8 features (sealing, conflict guard, redo, plan) are not in the WIT world yet."""
-    options = {**case.get("capture_options", {}), **case.get("rollback_options", {})}
-    unbound = [f for f in ISSUE_8_FIELDS if f in case] + [o for o in ISSUE_8_OPTIONS if o in options]
-    assert not unbound, f"not in the component's WIT world yet: {unbound}"
-
-
 def play_fs(case: dict, component: Component, root: Path) -> None:
-    refuse_unbound(case)
     op = case["op"]
     before = read_tree(root)
     if op in ("snapshot_paths", "inspect_snapshot"):
@@ -66,9 +54,7 @@ def play_fs(case: dict, component: Component, root: Path) -> None:
         paths = [p.replace("$ROOT", GUEST) for p in case["paths"]]
         options = case.get("capture_options", {})
         try:
-            snapshot = component.create_checkpoint(
-                GUEST, paths, options.get("allow_git_dir", False), options.get("max_file_bytes")
-            )
+            snapshot = component.create_checkpoint(GUEST, paths, **options)
         except ComponentError as e:
             assert "expect_capture_error" in case, f"capture failed: {e}"
             check_eq("capture error code", case["expect_capture_error"], e.snake_code)
@@ -90,12 +76,42 @@ def play_fs(case: dict, component: Component, root: Path) -> None:
         return
     for step in case.get("mutate", []):
         mutate(root, step)
+    if "tamper" in case:
+        old, new = case["tamper"]
+        assert old in snapshot, f"tamper: {old} not in {snapshot}"
+        snapshot = snapshot.replace(old, new, 1)
+    # Passed as keywords: an option the host does not know is a TypeError, never dropped.
     options = case.get("rollback_options", {})
+    if case.get("record_applied"):
+        try:
+            snapshot = component.record_applied(
+                GUEST, snapshot, allow_git_dir=options.get("allow_git_dir", False), key=options.get("key")
+            )
+        except ComponentError as e:
+            assert "expect_record_error" in case, f"record_applied failed: {e}"
+            check_eq("record_applied error", case["expect_record_error"], e.snake_code)
+            return
+        assert "expect_record_error" not in case, "record_applied should fail"
+    for step in case.get("human_edits", []):
+        mutate(root, step)
+    if "expect_plan" in case:
+        plan_options = {k: v for k, v in options.items() if k in ("allow_git_dir", "on_conflict", "key")}
+        try:
+            plan = component.plan_rollback(GUEST, snapshot, **plan_options)
+        except ComponentError as e:
+            check_eq("plan error", case["expect_plan"], e.snake_code)
+        else:
+            got = [{"path": i.path, "action": i.action, "conflict": i.conflict} for i in plan]
+            check_eq("plan", case["expect_plan"], got)
     mutated = read_tree(root)
     for _ in range(case.get("rollback_times", 1)):
-        report = component.rollback(
-            GUEST, snapshot, options.get("durable", True), options.get("allow_git_dir", False)
-        )
+        report = component.rollback(GUEST, snapshot, **options)
+    if case.get("check_redo"):
+        assert report.redo is not None, "no redo snapshot"
+        again = component.rollback(GUEST, report.redo, **options)
+        assert again.ok, f"rolling back the redo failed: {again.unrestored}"
+        check_tree(mutated, read_tree(root))
+        component.rollback(GUEST, snapshot, **options)
     want = case.get("expect_report", {})
     if "ok" in want:
         check_eq(f"ok ({report})", want["ok"], report.ok)
@@ -105,6 +121,10 @@ def play_fs(case: dict, component: Component, root: Path) -> None:
         check_eq("error_code", want["error_code"], report.error_code)
     if "restored" in want:
         check_eq("restored", want["restored"], report.restored)
+    if "conflicts" in want:
+        check_eq("conflicts", want["conflicts"], report.conflicts)
+    if "has_redo" in want:
+        check_eq("has redo", want["has_redo"], report.redo is not None)
     if "unrestored" in want:
         check_eq("unrestored", want["unrestored"], report.unrestored)
     if "expect_tree" in case:

@@ -9,13 +9,15 @@
 #![cfg(target_family = "wasm")]
 
 mod errors;
+mod options;
 pub mod wasi_root;
 
 use agent_checkpoint::{id, prompts, refs};
 
 use bindings::{
-    CaptureOptions, CapturedKind, CapturedPath, CheckpointError, Guest, IdKind, RollbackOptions,
-    RollbackResult, ShadowBranch, UnrestoredPath,
+    CaptureOptions, CapturedKind, CapturedPath, CheckpointError, Guest, IdKind, PlanItem,
+    PlanOptions, RecordAppliedOptions, RollbackOptions, RollbackResult, ShadowBranch,
+    UnrestoredPath,
 };
 use errors::{core_result, to_wit};
 use wasi_root::WasiRoot;
@@ -23,6 +25,10 @@ use wasi_root::WasiRoot;
 /// The types and glue wit-bindgen generates from `wit/checkpoint.wit`.
 #[allow(unsafe_code, reason = "wit-bindgen's generated canonical-ABI glue")]
 #[allow(missing_docs, reason = "generated; the WIT file documents the world")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "generated: the canonical ABI flattens the option records into arguments"
+)]
 mod bindings {
     wit_bindgen::generate!({
         world: "checkpoint",
@@ -47,10 +53,8 @@ impl Guest for Component {
         options: CaptureOptions,
     ) -> Result<String, CheckpointError> {
         let root = core_result(WasiRoot::open(&root))?;
-        let mut core = agent_checkpoint::CaptureOptions::default();
-        core.allow_git_dir = options.allow_git_dir;
-        core.max_file_bytes = options.max_file_bytes;
-        core_result(agent_checkpoint::capture(&root, &paths, &core))
+        let options = options::capture(options);
+        core_result(agent_checkpoint::capture(&root, &paths, &options))
     }
 
     fn rollback(
@@ -59,10 +63,8 @@ impl Guest for Component {
         options: RollbackOptions,
     ) -> Result<RollbackResult, CheckpointError> {
         let root = core_result(WasiRoot::open(&root))?;
-        let mut core = agent_checkpoint::RollbackOptions::default();
-        core.durable = options.durable;
-        core.allow_git_dir = options.allow_git_dir;
-        let report = agent_checkpoint::rollback(&root, &checkpoint, &core);
+        let options = options::rollback(options);
+        let report = agent_checkpoint::rollback(&root, &checkpoint, &options);
         Ok(RollbackResult {
             valid: report.valid(),
             ok: report.ok(),
@@ -76,7 +78,38 @@ impl Guest for Component {
                     reason: u.reason,
                 })
                 .collect(),
+            conflicts: report.conflicts,
+            redo: report.redo,
         })
+    }
+
+    fn plan_rollback(
+        root: String,
+        checkpoint: String,
+        options: PlanOptions,
+    ) -> Result<Vec<PlanItem>, CheckpointError> {
+        let root = core_result(WasiRoot::open(&root))?;
+        let options = options::plan(options);
+        let items = core_result(agent_checkpoint::plan_rollback(
+            &root,
+            &checkpoint,
+            &options,
+        ))?;
+        Ok(items.into_iter().map(options::plan_item).collect())
+    }
+
+    fn record_applied(
+        root: String,
+        checkpoint: String,
+        options: RecordAppliedOptions,
+    ) -> Result<String, CheckpointError> {
+        let root = core_result(WasiRoot::open(&root))?;
+        core_result(agent_checkpoint::record_applied(
+            &root,
+            &checkpoint,
+            options.allow_git_dir,
+            options.key.as_deref(),
+        ))
     }
 
     fn snapshot_paths(checkpoint: String) -> Vec<String> {

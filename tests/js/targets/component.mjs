@@ -47,38 +47,64 @@ export const api = {
     })),
 }
 
-// Options of issue 8 (sealing, conflict guard, redo) are not in the WIT world
-// yet: refuse them loudly rather than drop them.
-function refuseUnbound(options) {
-  for (const key of ['key', 'onConflict', 'redo']) {
-    if (key in options) throw new Error(`option ${key} is not in the component's WIT world yet`)
+// A sealing key as the vectors give it (a string) is its UTF-8 bytes: WIT
+// `option<list<u8>>`, a Uint8Array under jco (`undefined` for none).
+const keyBytes = (key) => (key === undefined ? undefined : new TextEncoder().encode(key))
+
+/** `options`, after checking it names no option the WIT record lacks (never drop one silently). */
+function known(options, names) {
+  for (const key of Object.keys(options)) {
+    if (!names.includes(key)) throw new Error(`option ${key} is not in the component's WIT world`)
   }
+  return options
 }
 
 function capture(root, paths, options) {
-  refuseUnbound(options)
+  known(options, ['allowGitDir', 'maxFileBytes', 'key'])
   const max = options.maxFileBytes
   return call(c.createCheckpoint, root, paths, {
     allowGitDir: options.allowGitDir ?? false,
     maxFileBytes: max === undefined ? undefined : BigInt(max),
+    key: keyBytes(options.key),
   })
 }
 
 function rollback(root, text, options) {
-  refuseUnbound(options)
+  known(options, ['durable', 'allowGitDir', 'onConflict', 'key', 'redo'])
   const r = call(c.rollback, root, text, {
     durable: options.durable ?? true,
     allowGitDir: options.allowGitDir ?? false,
+    onConflict: options.onConflict ?? 'overwrite',
+    key: keyBytes(options.key),
+    redo: options.redo ?? true,
   })
   return {
     restored: r.restored,
     unrestored: r.unrestored.map((u) => u.path),
+    conflicts: r.conflicts,
     failures: Object.fromEntries(r.unrestored.map((u) => [u.path, u.reason])),
     valid: r.valid,
     ok: r.ok,
     errorCode: r.error ? snakeCode(r.error.code) : null,
     error: r.error ? r.error.message : null,
+    redo: orNull(r.redo),
   }
+}
+
+/** `plan-rollback` with the rollback options it takes (`durable` and `redo` change nothing in a plan). */
+function plan(root, text, options) {
+  return call(c.planRollback, root, text, {
+    allowGitDir: options.allowGitDir ?? false,
+    onConflict: options.onConflict ?? 'overwrite',
+    key: keyBytes(options.key),
+  })
+}
+
+function recordApplied(root, text, options) {
+  return call(c.recordApplied, root, text, {
+    allowGitDir: options.allowGitDir ?? false,
+    key: keyBytes(options.key),
+  })
 }
 
 let count = 0
@@ -94,6 +120,8 @@ export async function newRoot(tree) {
     absPath: guest,
     capture: (paths, options) => capture(guest, paths, options),
     rollback: (text, options) => rollback(guest, text, options),
+    plan: (text, options) => plan(guest, text, options),
+    recordApplied: (text, options) => recordApplied(guest, text, options),
     readTree: () => readTree(hostDir),
     mutate: (step) => mutate(hostDir, step),
     dispose: () => fs.rmSync(hostDir, { recursive: true, force: true }),

@@ -3,13 +3,35 @@
 //!
 //! ```no_run
 //! # fn main() -> wasmtime::Result<()> {
-//! use agent_checkpoint_component_host::{CaptureOptions, ComponentHost};
+//! use agent_checkpoint_component_host::{
+//!     CaptureOptions, ComponentHost, OnConflict, PlanOptions, RecordAppliedOptions,
+//!     RollbackOptions,
+//! };
 //!
 //! let host = ComponentHost::new("agent_checkpoint_component.wasm".as_ref())?;
 //! let mut instance = host.instantiate("/home/me/project".as_ref(), "/project")?;
-//! let options = CaptureOptions { allow_git_dir: false, max_file_bytes: None };
+//! let options = CaptureOptions { allow_git_dir: false, max_file_bytes: None, key: None };
 //! let snapshot = instance
-//!     .call(|c, store| c.call_create_checkpoint(store, "/project", &["src/a.py".into()], options))?;
+//!     .call(|c, store| c.call_create_checkpoint(store, "/project", &["src/a.py".into()], &options))?
+//!     .map_err(|e| wasmtime::Error::msg(e.message))?;
+//!
+//! // The guard, the preview and redo (README: "In the WASI component").
+//! let key = Some(b"a secret".to_vec());
+//! let record = RecordAppliedOptions { allow_git_dir: false, key: key.clone() };
+//! let applied = instance
+//!     .call(|c, store| c.call_record_applied(store, "/project", &snapshot, &record))?
+//!     .map_err(|e| wasmtime::Error::msg(e.message))?;
+//! let plan = PlanOptions { allow_git_dir: false, on_conflict: OnConflict::Skip, key: key.clone() };
+//! let items = instance.call(|c, store| c.call_plan_rollback(store, "/project", &applied, &plan))?;
+//! let options = RollbackOptions {
+//!     durable: true,
+//!     allow_git_dir: false,
+//!     on_conflict: OnConflict::Skip,
+//!     key,
+//!     redo: true,
+//! };
+//! let report = instance.call(|c, store| c.call_rollback(store, "/project", &applied, &options))?;
+//! # let _ = (items, report);
 //! # Ok(()) }
 //! ```
 
@@ -30,7 +52,8 @@ mod bindings {
 
 pub use bindings::{
     CaptureOptions, CapturedKind, CapturedPath, Checkpoint, CheckpointError, ErrorCode, IdKind,
-    RollbackOptions, RollbackResult, ShadowBranch, UnrestoredPath,
+    OnConflict, PlanAction, PlanItem, PlanOptions, RecordAppliedOptions, RollbackOptions,
+    RollbackResult, ShadowBranch, UnrestoredPath,
 };
 
 /// What one store holds: the WASI context (with its preopen) and its resources.

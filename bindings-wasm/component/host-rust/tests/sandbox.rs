@@ -7,7 +7,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use agent_checkpoint_component_host::{CaptureOptions, ComponentHost, ErrorCode, RollbackOptions};
+use agent_checkpoint_component_host::{
+    CaptureOptions, ComponentHost, ErrorCode, OnConflict, PlanOptions, RecordAppliedOptions,
+    RollbackOptions,
+};
 
 const GUEST: &str = "/sandbox";
 
@@ -43,6 +46,7 @@ fn escapes_are_refused_and_nothing_outside_is_written() {
     let options = CaptureOptions {
         allow_git_dir: false,
         max_file_bytes: None,
+        key: None,
     };
     for path in [
         "../sentinel/secret.txt",
@@ -56,7 +60,7 @@ fn escapes_are_refused_and_nothing_outside_is_written() {
     ] {
         let paths = vec![path.to_owned()];
         let got = inst
-            .call(|c, s| c.call_create_checkpoint(s, GUEST, &paths, options))
+            .call(|c, s| c.call_create_checkpoint(s, GUEST, &paths, &options))
             .unwrap();
         let err = got.expect_err(path);
         assert_eq!(
@@ -75,7 +79,7 @@ fn escapes_are_refused_and_nothing_outside_is_written() {
         sentinel.to_str().unwrap(),
     ] {
         let got = inst
-            .call(|c, s| c.call_create_checkpoint(s, root, &paths, options))
+            .call(|c, s| c.call_create_checkpoint(s, root, &paths, &options))
             .unwrap();
         assert!(got.is_err(), "root {root} opened");
     }
@@ -85,11 +89,14 @@ fn escapes_are_refused_and_nothing_outside_is_written() {
     let ro = RollbackOptions {
         durable: true,
         allow_git_dir: false,
+        on_conflict: OnConflict::Overwrite,
+        key: None,
+        redo: true,
     };
     let dotdot =
         r#"{"version":1,"entries":{"../sentinel/secret.txt":"cHduZWQ="},"created_dirs":[]}"#;
     let report = inst
-        .call(|c, s| c.call_rollback(s, GUEST, dotdot, ro))
+        .call(|c, s| c.call_rollback(s, GUEST, dotdot, &ro))
         .unwrap()
         .unwrap();
     assert!(!report.valid);
@@ -101,7 +108,7 @@ fn escapes_are_refused_and_nothing_outside_is_written() {
     ] {
         let text = format!(r#"{{"version":1,"entries":{{"{key}":"cHduZWQ="}},"created_dirs":[]}}"#);
         let report = inst
-            .call(|c, s| c.call_rollback(s, GUEST, &text, ro))
+            .call(|c, s| c.call_rollback(s, GUEST, &text, &ro))
             .unwrap()
             .unwrap();
         assert!(report.valid, "{key}");
@@ -110,10 +117,38 @@ fn escapes_are_refused_and_nothing_outside_is_written() {
     }
     let null_entry = r#"{"version":1,"entries":{"out/secret.txt":null},"created_dirs":[]}"#;
     let report = inst
-        .call(|c, s| c.call_rollback(s, GUEST, null_entry, ro))
+        .call(|c, s| c.call_rollback(s, GUEST, null_entry, &ro))
         .unwrap()
         .unwrap();
     assert!(!report.ok, "deleting through a symlinked parent must fail");
+
+    // The preview and the guard only read, and never through a link: a key
+    // below a symlinked parent is an error; a link pointing out is recorded
+    // as a link, not as the sentinel's content.
+    let po = PlanOptions {
+        allow_git_dir: false,
+        on_conflict: OnConflict::Skip,
+        key: None,
+    };
+    let ra = RecordAppliedOptions {
+        allow_git_dir: false,
+        key: None,
+    };
+    let through = r#"{"version":1,"entries":{"out/secret.txt":"cHduZWQ="},"created_dirs":[]}"#;
+    let plan = inst.call(|c, s| c.call_plan_rollback(s, GUEST, through, &po));
+    assert!(plan.unwrap().is_err(), "planned through a symlinked parent");
+    let recorded = inst.call(|c, s| c.call_record_applied(s, GUEST, through, &ra));
+    assert!(
+        recorded.unwrap().is_err(),
+        "recorded through a symlinked parent"
+    );
+    let leaf = r#"{"version":1,"entries":{"leaf":"cHduZWQ="},"created_dirs":[]}"#;
+    let recorded = inst
+        .call(|c, s| c.call_record_applied(s, GUEST, leaf, &ra))
+        .unwrap()
+        .unwrap();
+    // SHA-256 of the sentinel's "do not touch".
+    assert!(!recorded.contains("4370e2ab7786e7bc"), "{recorded}");
 
     assert_eq!(
         common::read_native(&sentinel).unwrap(),

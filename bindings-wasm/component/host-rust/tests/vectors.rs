@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use agent_checkpoint_component_host::{
     snake_code, CaptureOptions, CapturedKind, CheckpointError, ComponentHost, IdKind, Instance,
-    RollbackOptions, RollbackResult,
+    OnConflict, PlanAction, PlanOptions, RecordAppliedOptions, RollbackOptions, RollbackResult,
 };
 use serde_json::{json, Value};
 
@@ -47,27 +47,42 @@ fn trap<T>(result: wasmtime::Result<T>) -> Outcome<T> {
     result.map_err(|e| format!("trap: {e:#}"))
 }
 
-/// Issue-8 features (sealing, conflict guard, redo, plan) are not in the WIT world yet.
-fn refuse_unbound(case: &Value) -> Outcome<()> {
-    let fields = [
-        "tamper",
-        "record_applied",
-        "human_edits",
-        "expect_plan",
-        "check_redo",
-    ];
-    let options = ["key", "on_conflict", "redo"];
-    let mut unbound: Vec<&str> = fields
-        .into_iter()
-        .filter(|f| case.get(f).is_some())
-        .collect();
-    for group in ["capture_options", "rollback_options"] {
-        unbound.extend(options.iter().filter(|o| case[group].get(**o).is_some()));
+/// A sealing key as the vectors give it: a UTF-8 string.
+fn key_of(options: &Value) -> Option<Vec<u8>> {
+    options["key"].as_str().map(|k| k.as_bytes().to_vec())
+}
+
+fn rollback_options(v: &Value) -> Outcome<RollbackOptions> {
+    let on_conflict = match v["on_conflict"].as_str() {
+        None | Some("overwrite") => OnConflict::Overwrite,
+        Some("skip") => OnConflict::Skip,
+        Some(other) => return Err(format!("bad on_conflict {other:?}")),
+    };
+    Ok(RollbackOptions {
+        durable: v["durable"].as_bool().unwrap_or(true),
+        allow_git_dir: v["allow_git_dir"].as_bool().unwrap_or(false),
+        on_conflict,
+        key: key_of(v),
+        redo: v["redo"].as_bool().unwrap_or(true),
+    })
+}
+
+/// The rollback options a plan takes (`durable` and `redo` change nothing in one).
+fn plan_options(options: &RollbackOptions) -> PlanOptions {
+    PlanOptions {
+        allow_git_dir: options.allow_git_dir,
+        on_conflict: options.on_conflict,
+        key: options.key.clone(),
     }
-    if unbound.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("not in the component's WIT world yet: {unbound:?}"))
+}
+
+fn action_name(action: PlanAction) -> &'static str {
+    match action {
+        PlanAction::Keep => "keep",
+        PlanAction::Write => "write",
+        PlanAction::Remove => "remove",
+        PlanAction::Rmdir => "rmdir",
+        PlanAction::Conflict => "conflict",
     }
 }
 
@@ -79,7 +94,6 @@ fn snapshot_text(v: &Value) -> String {
 }
 
 fn play_fs(host: &ComponentHost, case: &Value) -> Outcome<()> {
-    refuse_unbound(case)?;
     let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
     let dir = tmp.path().join("root");
     std::fs::create_dir(&dir).map_err(|e| e.to_string())?;
@@ -113,8 +127,9 @@ fn play(case: &Value, inst: &mut Instance, dir: &Path) -> Outcome<()> {
                     .as_bool()
                     .unwrap_or(false),
                 max_file_bytes: case["capture_options"]["max_file_bytes"].as_u64(),
+                key: key_of(&case["capture_options"]),
             };
-            let got = wit(inst.call(|c, s| c.call_create_checkpoint(s, GUEST, &paths, options)))?;
+            let got = wit(inst.call(|c, s| c.call_create_checkpoint(s, GUEST, &paths, &options)))?;
             match (got, case.get("expect_capture_error")) {
                 (Err(code), Some(want)) => {
                     check_eq(
@@ -187,21 +202,78 @@ fn play(case: &Value, inst: &mut Instance, dir: &Path) -> Outcome<()> {
     for step in case["mutate"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
         mutate(dir, step)?;
     }
-    let options = RollbackOptions {
-        durable: case["rollback_options"]["durable"]
-            .as_bool()
-            .unwrap_or(true),
-        allow_git_dir: case["rollback_options"]["allow_git_dir"]
-            .as_bool()
-            .unwrap_or(false),
-    };
-    let mutated = read_tree()?;
-    let mut report = None;
-    for _ in 0..case["rollback_times"].as_u64().unwrap_or(1) {
-        let got = wit(inst.call(|c, s| c.call_rollback(s, GUEST, &snapshot, options)))?;
-        report = Some(got.map_err(|code| format!("rollback failed: {code}"))?);
+    let mut snapshot = snapshot;
+    if let Some(tamper) = case["tamper"].as_array() {
+        let from = tamper[0].as_str().ok_or("tamper needs [from, to]")?;
+        let to = tamper[1].as_str().ok_or("tamper needs [from, to]")?;
+        if !snapshot.contains(from) {
+            return Err(format!("tamper: {from:?} not in {snapshot}"));
+        }
+        snapshot = snapshot.replacen(from, to, 1);
     }
-    let report = report.ok_or("rollback_times is 0")?;
+    let options = rollback_options(&case["rollback_options"])?;
+    if case["record_applied"].as_bool() == Some(true) {
+        let record = RecordAppliedOptions {
+            allow_git_dir: options.allow_git_dir,
+            key: options.key.clone(),
+        };
+        let got = wit(inst.call(|c, s| c.call_record_applied(s, GUEST, &snapshot, &record)))?;
+        match (got, case.get("expect_record_error")) {
+            (Ok(s), None) => snapshot = s,
+            (Err(code), Some(want)) => {
+                return check_eq(
+                    "record_applied error",
+                    want.as_str().unwrap_or(""),
+                    code.as_str(),
+                )
+            }
+            (Ok(_), Some(code)) => return Err(format!("record_applied should fail with {code}")),
+            (Err(code), None) => return Err(format!("record_applied failed: {code}")),
+        }
+    }
+    for step in case["human_edits"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+    {
+        mutate(dir, step)?;
+    }
+    if let Some(want) = case.get("expect_plan") {
+        let plan = plan_options(&options);
+        let got = wit(inst.call(|c, s| c.call_plan_rollback(s, GUEST, &snapshot, &plan)))?;
+        match (got, want.as_str()) {
+            (Err(code), Some(want)) => check_eq("plan error", want, code.as_str())?,
+            (Err(code), None) => return Err(format!("plan failed: {code}")),
+            (Ok(items), _) => {
+                let got: Vec<Value> = items
+                    .iter()
+                    .map(|i| json!({"path": i.path, "action": action_name(i.action), "conflict": i.conflict}))
+                    .collect();
+                check_eq("plan", want, &Value::Array(got))?;
+            }
+        }
+    }
+    let mutated = read_tree()?;
+    let mut rollback = |text: &str| -> Outcome<RollbackResult> {
+        wit(inst.call(|c, s| c.call_rollback(s, GUEST, text, &options)))?
+            .map_err(|code| format!("rollback failed: {code}"))
+    };
+    let mut report = rollback(&snapshot)?;
+    for _ in 1..case["rollback_times"].as_u64().unwrap_or(1) {
+        report = rollback(&snapshot)?;
+    }
+    if case["check_redo"].as_bool() == Some(true) {
+        let redo = report.redo.clone().ok_or("no redo snapshot")?;
+        let again = rollback(&redo)?;
+        if !again.ok {
+            return Err(format!(
+                "rolling back the redo failed: {:?}",
+                again.unrestored
+            ));
+        }
+        check_tree(&mutated, &read_tree()?).map_err(|e| format!("after redo: {e}"))?;
+        rollback(&snapshot)?;
+    }
     check_report(case, &report)?;
     let expected = match case.get("expect_tree") {
         Some(_) => Tree::from_case(case, "expect_tree")?.with_parents(),
@@ -236,6 +308,14 @@ fn check_report(case: &Value, report: &RollbackResult) -> Outcome<()> {
         let want: Vec<String> =
             serde_json::from_value(restored.clone()).map_err(|e| e.to_string())?;
         check_eq("restored", &want, &report.restored)?;
+    }
+    if let Some(conflicts) = want.get("conflicts") {
+        let want: Vec<String> =
+            serde_json::from_value(conflicts.clone()).map_err(|e| e.to_string())?;
+        check_eq("conflicts", &want, &report.conflicts)?;
+    }
+    if let Some(has_redo) = want.get("has_redo").and_then(Value::as_bool) {
+        check_eq("has redo", &has_redo, &report.redo.is_some())?;
     }
     if let Some(unrestored) = want.get("unrestored") {
         let want: Vec<String> =
