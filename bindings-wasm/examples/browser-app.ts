@@ -7,10 +7,13 @@ import init, {
   inspectSnapshot,
   MemoryFs,
   newUlid,
+  planRollback,
+  recordApplied,
   rollback,
   type CheckpointError,
   type CheckpointFs,
   type FsStat,
+  type PlanItem,
   type RollbackResult,
 } from '../pkg/web/agent_checkpoint_wasm.js'
 
@@ -69,6 +72,17 @@ export async function demo(): Promise<RollbackResult> {
   buffers.writeFile('src/main.ts', utf8.encode('let x = 2\n'), 0o644, false)
   buffers.writeFile('src/new.ts', utf8.encode('export {}\n'), 0o644, false)
   const result = rollback(buffers, checkpoint, { durable: false })
+
+  // Sealed with the app's key, guarded: an edit the user makes after the
+  // batch is left alone (listed in `conflicts`), and `redo` can bring the batch back.
+  const key = utf8.encode('app secret')
+  const sealed = createCheckpoint(buffers, ['src/main.ts'], { key })
+  buffers.writeFile('src/main.ts', utf8.encode('let x = 3\n'), 0o644, false)
+  const applied = recordApplied(buffers, sealed, { key })
+  buffers.writeFile('src/main.ts', utf8.encode('let x = 4 // by hand\n'), 0o644, false)
+  const plan: PlanItem[] = planRollback(buffers, applied, { onConflict: 'skip', key })
+  const guarded = rollback(buffers, applied, { onConflict: 'skip', key })
+  console.log(plan.map((item) => `${item.action} ${item.path}`), guarded.conflicts, guarded.redo !== null)
 
   // The bundled in-memory filesystem implements the same interface.
   const memory: CheckpointFs = new MemoryFs('/workspace')
