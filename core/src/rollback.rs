@@ -171,6 +171,7 @@ pub fn rollback_snapshot<R: Root + ?Sized>(
         skip,
         failures: BTreeMap::new(),
         unremoved: BTreeMap::new(),
+        unpruned: BTreeMap::new(),
         dirty_dirs: BTreeMap::new(),
     };
     run.remove_stray_temps(snapshot);
@@ -178,7 +179,7 @@ pub fn rollback_snapshot<R: Root + ?Sized>(
     run.prune_created_dirs(snapshot);
     run.restore_files(snapshot);
     run.restore_links(snapshot);
-    run.recheck_new_paths();
+    run.recheck_new_paths(snapshot);
     run.sync_dirs();
     let conflicts: Vec<String> = run.skip.iter().map(|p| p.to_string()).collect();
     let failures = run.failures;

@@ -19,6 +19,9 @@ pub(super) struct Run<'r, R: Root + ?Sized> {
     /// `null` entries that could not be removed when their turn came, and
     /// why: settled by `recheck_new_paths` once every phase has run.
     pub(super) unremoved: BTreeMap<RelPath, String>,
+    /// Created dirs that could not be pruned (for a reason other than
+    /// holding something uncaptured), and why: settled at the end too.
+    pub(super) unpruned: BTreeMap<RelPath, String>,
     /// Directory (`None` = root) -> captured paths whose durability depends on it.
     pub(super) dirty_dirs: BTreeMap<Option<RelPath>, BTreeSet<String>>,
 }
@@ -150,23 +153,15 @@ impl<R: Root + ?Sized> Run<'_, R> {
                 Err(e) => Err(e),
             };
             if let (Err(e), true) = (&result, required) {
-                self.fail(dir, e);
+                self.unremoved
+                    .entry(dir.clone())
+                    .or_insert_with(|| e.to_string());
                 continue;
             }
             if let Err(e) = result {
-                let below: Vec<RelPath> = snapshot
-                    .entries
-                    .iter()
-                    .filter(|(p, c)| {
-                        c.is_none() && dir.is_ancestor_of(p) && !self.skip.contains(*p)
-                    })
-                    .map(|(p, _)| p.clone())
-                    .collect();
-                for path in below {
-                    let reason =
-                        format!("could not remove the directory {dir} the batch created: {e}");
-                    self.failures.entry(path.to_string()).or_insert(reason);
-                }
+                self.unpruned
+                    .entry(dir.clone())
+                    .or_insert_with(|| e.to_string());
             }
         }
     }
@@ -174,11 +169,32 @@ impl<R: Root + ?Sized> Run<'_, R> {
     /// A path that did not exist is restored when nothing is there at the
     /// end: one that could not be looked at or removed in its turn (its
     /// parent was a link, or a dir of the batch's) may be gone by now,
-    /// because a later phase replaced or removed that parent.
-    pub(super) fn recheck_new_paths(&mut self) {
+    /// because a later phase replaced or removed that parent. Likewise a
+    /// created dir that could not be pruned fails the new paths below it
+    /// only if it is still a directory (or cannot be looked at) at the end.
+    pub(super) fn recheck_new_paths(&mut self, snapshot: &Snapshot) {
         for (path, reason) in std::mem::take(&mut self.unremoved) {
             if !matches!(self.root.metadata(&path), Ok(None)) {
                 self.failures.entry(path.to_string()).or_insert(reason);
+            }
+        }
+        for (dir, reason) in std::mem::take(&mut self.unpruned) {
+            let gone = match self.root.metadata(&dir) {
+                Ok(Some(m)) => m.kind != EntryKind::Dir,
+                Ok(None) => true,
+                Err(_) => false,
+            };
+            if gone {
+                continue;
+            }
+            let below = snapshot
+                .entries
+                .iter()
+                .filter(|(p, c)| c.is_none() && dir.is_ancestor_of(p) && !self.skip.contains(*p));
+            for (path, _) in below {
+                self.failures.entry(path.to_string()).or_insert_with(|| {
+                    format!("could not remove the directory {dir} the batch created: {reason}")
+                });
             }
         }
     }
