@@ -424,6 +424,65 @@ fn run(name: &str, harness: &dyn Harness, cases: u32) {
     assert!(counts.cases.load(Ordering::Relaxed) >= cases as usize);
 }
 
+/// Cases the model found (each was a wrong report from rollback), kept as
+/// fixed regressions on both roots: initial tree, captured paths, batch.
+#[test]
+fn cases_the_model_found_stay_fixed() {
+    let file = || TreeNode::File {
+        bytes: Vec::new(),
+        mode: 0o644,
+    };
+    let link = |t: &str| TreeNode::Link(t.to_owned());
+    let w = |p: &str| Step::WriteFile(p.to_owned(), Vec::new(), 0o644);
+    let l = |p: &str, t: &str| Step::WriteLink(p.to_owned(), t.to_owned());
+    let rm = |p: &str| Step::RemoveFile(p.to_owned());
+    let md = |p: &str| Step::CreateDir(p.to_owned());
+    let cases: Vec<(Vec<(&str, TreeNode)>, Vec<&str>, Vec<Step>)> = vec![
+        // A new path made a dir holding the batch's own new dirs.
+        (
+            vec![],
+            vec!["b", "b/a/a"],
+            vec![w("b"), rm("b"), md("b"), md("b/a"), w("b/a/a")],
+        ),
+        // A symlink put at the parent of a captured new path.
+        (
+            vec![("b/b/c", link("../../a/b/a"))],
+            vec!["a", "b/b/c"],
+            vec![rm("b/b/c"), l("a", "a")],
+        ),
+        (
+            vec![("a", file()), ("b/a/c", link("../../a/a"))],
+            vec!["a", "b/a/c"],
+            vec![l("a", "a"), rm("b/a/c")],
+        ),
+        // A symlink put above a created dir.
+        (
+            vec![("b", file()), ("a/a/b", link("../../b/a/a"))],
+            vec!["b", "a/a/b"],
+            vec![rm("a/a/b"), l("b", "a")],
+        ),
+    ];
+    let mut fast = RollbackOptions::default();
+    fast.durable = false;
+    for (i, (nodes, captured, steps)) in cases.iter().enumerate() {
+        let mut tree = Tree::new();
+        for (path, node) in nodes {
+            for a in ancestors(path) {
+                tree.insert(a, TreeNode::Dir);
+            }
+            tree.insert((*path).to_owned(), node.clone());
+        }
+        for harness in [&MemHarness as &dyn Harness, &RealHarness] {
+            let world = harness.load(&tree);
+            let snap = capture(world.root(), captured, &CaptureOptions::default()).unwrap();
+            run_batch(world.root(), steps);
+            let report = rollback(world.root(), &snap, &fast);
+            assert!(report.ok(), "case {i}: {report:?}");
+            check_tree(&tree, &world.tree()).unwrap_or_else(|e| panic!("case {i}: {e}"));
+        }
+    }
+}
+
 #[test]
 fn capture_batch_rollback_restores_the_tree_in_memory() {
     let scale = if long_run() { 10 } else { 1 };
