@@ -426,6 +426,9 @@ fn run(name: &str, harness: &dyn Harness, cases: u32) {
 
 /// Cases the model found (each was a wrong report from rollback), kept as
 /// fixed regressions on both roots: initial tree, captured paths, batch.
+/// A shrunk case: the tree before, the paths captured, the batch.
+type RegressionCase<'a> = (Vec<(&'a str, TreeNode)>, Vec<&'a str>, Vec<Step>);
+
 #[test]
 fn cases_the_model_found_stay_fixed() {
     let file = || TreeNode::File {
@@ -437,7 +440,7 @@ fn cases_the_model_found_stay_fixed() {
     let l = |p: &str, t: &str| Step::WriteLink(p.to_owned(), t.to_owned());
     let rm = |p: &str| Step::RemoveFile(p.to_owned());
     let md = |p: &str| Step::CreateDir(p.to_owned());
-    let cases: Vec<(Vec<(&str, TreeNode)>, Vec<&str>, Vec<Step>)> = vec![
+    let cases: Vec<RegressionCase> = vec![
         // A new path made a dir holding the batch's own new dirs.
         (
             vec![],
