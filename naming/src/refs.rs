@@ -7,8 +7,8 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::error::{Error, Result};
 use crate::id::{self, CheckpointId};
+use agent_checkpoint::{Error, Result};
 
 /// Namespace of the per-checkpoint refs: `refs/entire/checkpoints/<shard>/<id>`.
 pub const CHECKPOINT_REF_PREFIX: &str = "refs/entire/checkpoints/";
@@ -52,7 +52,7 @@ fn checkpoint_ref(id: &CheckpointId) -> Result<String> {
 ///
 /// # Errors
 /// [`Error::InvalidRefName`] naming the input and the broken rule.
-pub(crate) fn check_ref_name(name: &str) -> Result<()> {
+pub fn check_ref_name(name: &str) -> Result<()> {
     match gix_validate::reference::name(name.as_bytes().into()) {
         Ok(_) => Ok(()),
         Err(e) => Err(Error::InvalidRefName {
@@ -76,40 +76,71 @@ pub fn parse_ref(name: &str) -> Option<String> {
     (id::shard_of(id) == shard).then(|| id.to_owned())
 }
 
+/// The longest commit id accepted (a SHA-256 object name, in hex).
+pub const MAX_COMMIT_ID_LEN: usize = 64;
+
 /// The shadow branch of a base commit in a worktree:
-/// `entire/` + the first [`SHADOW_COMMIT_PREFIX_LEN`] bytes of `base_commit`
-/// (all of it if shorter) + `-` + [`hash_worktree_id`] of `worktree_id`
-/// (`""` for the main worktree). Neither input is validated, as in the Go
-/// tool: a commit that is not hex still gives a name.
-pub fn shadow_branch_name(base_commit: &str, worktree_id: &str) -> String {
-    format!(
-        "{SHADOW_BRANCH_PREFIX}{}-{}",
-        id::prefix_keeping_chars(base_commit, SHADOW_COMMIT_PREFIX_LEN),
+/// `entire/` + the first [`SHADOW_COMMIT_PREFIX_LEN`] characters of
+/// `base_commit` (all of it if shorter) + `-` + [`hash_worktree_id`] of
+/// `worktree_id` (`""` for the main worktree).
+///
+/// `base_commit` must be a commit id: 1 to [`MAX_COMMIT_ID_LEN`] hex digits
+/// (either case); anything else (`../x`, an escape character, an empty
+/// string) is `invalid_argument`, so the result is always a valid git ref
+/// name. (The Go tool takes any string; we do not hand out names git
+/// would refuse.)
+pub fn shadow_branch_name(base_commit: &str, worktree_id: &str) -> Result<String> {
+    if base_commit.is_empty() || base_commit.len() > MAX_COMMIT_ID_LEN || !is_hex(base_commit) {
+        return Err(Error::invalid_argument(
+            "base_commit",
+            format!(
+                "{:?} is not a commit id (1 to {MAX_COMMIT_ID_LEN} hex digits)",
+                id::prefix_keeping_chars(base_commit, MAX_COMMIT_ID_LEN + 1)
+            ),
+        ));
+    }
+    let prefix = &base_commit[..base_commit.len().min(SHADOW_COMMIT_PREFIX_LEN)];
+    Ok(format!(
+        "{SHADOW_BRANCH_PREFIX}{prefix}-{}",
         hash_worktree_id(worktree_id)
-    )
+    ))
 }
 
-/// Splits a shadow branch name into `(commit_prefix, worktree_hash)`,
+/// A shadow branch name, split: what [`parse_shadow_branch_name`] returns.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct ShadowBranch {
+    /// The base commit's prefix (the whole rest, in the legacy form).
+    pub commit_prefix: String,
+    /// The worktree hash; empty in the legacy form.
+    pub worktree_hash: String,
+}
+
+/// Splits a shadow branch name into its commit prefix and worktree hash,
 /// exactly like the Go tool's `ParseShadowBranchName`:
 ///
 /// - `None` unless `name` starts with [`SHADOW_BRANCH_PREFIX`];
 /// - the rest is split at its LAST `-`;
 /// - with no `-`, or a `-` as the first or last character of the rest, it is
 ///   the legacy form and the whole rest is the commit prefix with an empty
-///   worktree hash (`entire/abc1234` -> `("abc1234", "")`,
-///   `entire/` -> `("", "")`).
+///   worktree hash (`entire/abc1234` -> `abc1234` and `""`,
+///   `entire/` -> `""` and `""`).
 ///
 /// Nothing else is checked: `entire/checkpoints/v1` parses as
 /// `("checkpoints/v1", "")`. Use [`is_shadow_branch`] to recognise one.
-pub fn parse_shadow_branch_name(name: &str) -> Option<(String, String)> {
+pub fn parse_shadow_branch_name(name: &str) -> Option<ShadowBranch> {
     let rest = name.strip_prefix(SHADOW_BRANCH_PREFIX)?;
-    match rest.rfind('-') {
+    let (commit_prefix, worktree_hash) = match rest.rfind('-') {
         Some(dash) if dash > 0 && dash + 1 < rest.len() => {
             let (commit, hash) = rest.split_at(dash);
-            Some((commit.to_owned(), hash[1..].to_owned()))
+            (commit.to_owned(), hash[1..].to_owned())
         }
-        _ => Some((rest.to_owned(), String::new())),
-    }
+        _ => (rest.to_owned(), String::new()),
+    };
+    Some(ShadowBranch {
+        commit_prefix,
+        worktree_hash,
+    })
 }
 
 /// The first [`WORKTREE_HASH_LEN`] lowercase hex characters of the SHA-256
@@ -147,7 +178,7 @@ fn is_hex(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ErrorCode;
+    use agent_checkpoint::ErrorCode;
 
     #[test]
     fn ref_round_trip() {
@@ -190,22 +221,40 @@ mod tests {
 
     #[test]
     fn shadow_names_match_go_vectors() {
-        assert_eq!(
-            shadow_branch_name("abc1234567890", ""),
-            "entire/abc1234-e3b0c4"
-        );
-        assert_eq!(
-            shadow_branch_name("abc1234567890", "test-123"),
-            "entire/abc1234-37eb19"
-        );
-        assert_eq!(shadow_branch_name("abc", "wt"), "entire/abc-a721db");
+        let name = |c: &str, w: &str| shadow_branch_name(c, w).unwrap();
+        assert_eq!(name("abc1234567890", ""), "entire/abc1234-e3b0c4");
+        assert_eq!(name("abc1234567890", "test-123"), "entire/abc1234-37eb19");
+        assert_eq!(name("abc", "wt"), "entire/abc-a721db");
         assert_eq!(hash_worktree_id("feature/auth-system"), "16b0aa");
+    }
+
+    #[test]
+    fn shadow_names_are_valid_refs_or_typed_errors() {
+        for bad in [
+            "",
+            "../../x",
+            "abc\u{1b}[0m",
+            "日本語",
+            "g123456",
+            &"a".repeat(65),
+        ] {
+            let e = shadow_branch_name(bad, "").unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidArgument, "{bad:?}");
+        }
+        let name = shadow_branch_name("ABCDEF0123", "any/worktree name").unwrap();
+        assert_eq!(name, "entire/ABCDEF0-21612f");
+        assert!(check_ref_name(&format!("refs/heads/{name}")).is_ok());
     }
 
     #[test]
     fn shadow_parse_follows_go() {
         let p = |s: &str| parse_shadow_branch_name(s);
-        let pair = |a: &str, b: &str| Some((a.to_owned(), b.to_owned()));
+        let pair = |a: &str, b: &str| {
+            Some(ShadowBranch {
+                commit_prefix: a.to_owned(),
+                worktree_hash: b.to_owned(),
+            })
+        };
         assert_eq!(p("entire/abc1234-e3b0c4"), pair("abc1234", "e3b0c4"));
         assert_eq!(p("entire/abc1234"), pair("abc1234", ""));
         assert_eq!(p("entire/"), pair("", ""));

@@ -9,7 +9,8 @@ use std::collections::{BTreeSet, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use agent_checkpoint::{id, prompts, refs, Error};
+use agent_checkpoint::Error;
+use agent_checkpoint_naming::{id, prompts, refs};
 use serde_json::{json, Value};
 
 const TARGET: &str = "rust";
@@ -114,8 +115,13 @@ fn play(op: &str, args: &[Value]) -> Result<Result<Value, String>, String> {
         "ulid_timestamp_ms" => Ok(json!(id::ulid_timestamp_ms(s()?))),
         "ref_name" => refs::ref_name(s()?).map(|v| json!(v)).map_err(code),
         "parse_ref" => Ok(json!(refs::parse_ref(s()?))),
-        "shadow_branch_name" => Ok(json!(refs::shadow_branch_name(s()?, str_arg(args, 1)?))),
-        "parse_shadow_branch_name" => Ok(json!(refs::parse_shadow_branch_name(s()?))),
+        "shadow_branch_name" => refs::shadow_branch_name(s()?, str_arg(args, 1)?)
+            .map(|v| json!(v))
+            .map_err(code),
+        "parse_shadow_branch_name" => Ok(match refs::parse_shadow_branch_name(s()?) {
+            Some(b) => json!({"commit_prefix": b.commit_prefix, "worktree_hash": b.worktree_hash}),
+            None => Value::Null,
+        }),
         "hash_worktree_id" => Ok(json!(refs::hash_worktree_id(s()?))),
         "is_shadow_branch" => Ok(json!(refs::is_shadow_branch(s()?))),
         "split_prompts" => Ok(json!(prompts::split_prompts(s()?))),

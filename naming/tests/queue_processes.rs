@@ -17,8 +17,8 @@ use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use agent_checkpoint::queue::PushQueue;
-use agent_checkpoint::refs;
+use agent_checkpoint_naming::queue::PushQueue;
+use agent_checkpoint_naming::refs;
 
 const ROLE: &str = "AGENT_CHECKPOINT_QUEUE_TEST_ROLE";
 const DIR: &str = "AGENT_CHECKPOINT_QUEUE_TEST_DIR";
@@ -37,12 +37,15 @@ fn writer_ref(w: usize, i: usize) -> String {
 }
 
 fn big_ref(batch: usize, i: usize) -> String {
-    format!("refs/heads/big/{batch}-{i}/{}", "x".repeat(BIG_REF_BYTES))
+    format!(
+        "refs/entire/checkpoints/xx/big-{batch}-{i}-{}",
+        "x".repeat(BIG_REF_BYTES)
+    )
 }
 
 fn is_big_ref(r: &str) -> bool {
-    r.starts_with("refs/heads/big/")
-        && r.rsplit('/')
+    r.starts_with("refs/entire/checkpoints/xx/big-")
+        && r.rsplit('-')
             .next()
             .is_some_and(|tail| tail.len() == BIG_REF_BYTES)
 }
@@ -58,6 +61,7 @@ fn queue_child() {
         "writer" => run_writer(&queue, env::var(WRITER).unwrap().parse().unwrap()),
         "drainer" => run_drainer(&queue),
         "big-writer" => run_big_writer(&queue),
+        "rewriter" => run_rewriter(&queue),
         other => panic!("unknown role {other}"),
     }
 }
@@ -92,6 +96,20 @@ fn run_big_writer(queue: &PushQueue) {
     for batch in 0..BIG_BATCHES {
         let refs: Vec<String> = (0..BIG_REFS_PER_BATCH).map(|i| big_ref(batch, i)).collect();
         queue.enqueue_all(&refs).unwrap();
+    }
+}
+
+// Rewrites a large queue over and over (drain compacts duplicates away,
+// remove drops half), so a kill often lands mid-rewrite.
+fn run_rewriter(queue: &PushQueue) {
+    let refs: Vec<String> = (0..6_000).map(|i| writer_ref(7, i)).collect();
+    let ready = queue.directory().join("rewriter-ready");
+    queue.enqueue_all(&refs).unwrap();
+    loop {
+        // Duplicates appended, then compacted away: a rewrite every round.
+        queue.enqueue_all(&refs[..500]).unwrap();
+        let _ = fs::write(&ready, b"");
+        queue.drain().unwrap();
     }
 }
 
@@ -139,7 +157,7 @@ fn eight_processes_enqueue_while_another_compacts() {
         assert!(expected_lines.contains(line), "corrupt line {line:?}");
     }
 
-    let drained = queue.drain().unwrap();
+    let drained = queue.drain().unwrap().refs;
     assert_eq!(
         drained.len(),
         WRITERS * REFS_PER_WRITER,
@@ -173,20 +191,20 @@ fn torn_line_is_repaired_by_the_next_enqueue_and_drain() {
     queue.enqueue(&a).unwrap();
     append_raw(queue.path(), &go_line(&b).as_bytes()[..20]);
     queue.enqueue(&c).unwrap();
-    assert_eq!(queue.peek().unwrap(), [a.clone(), c.clone()]);
-    assert_eq!(queue.drain().unwrap(), [a.clone(), c.clone()]);
+    assert_eq!(queue.peek().unwrap().refs, [a.clone(), c.clone()]);
+    assert_eq!(queue.drain().unwrap().refs, [a.clone(), c.clone()]);
     let canonical = format!("{}\n{}\n", go_line(&a), go_line(&c));
     assert_eq!(fs::read_to_string(queue.path()).unwrap(), canonical);
 
     append_raw(queue.path(), &go_line(&b).as_bytes()[..7]);
     assert_eq!(
-        queue.drain().unwrap(),
+        queue.drain().unwrap().refs,
         [a.clone(), c.clone()],
         "drain drops the fragment"
     );
     assert_eq!(fs::read_to_string(queue.path()).unwrap(), canonical);
     queue.enqueue(&b).unwrap();
-    assert_eq!(queue.drain().unwrap(), [a, c, b]);
+    assert_eq!(queue.drain().unwrap().refs, [a, c, b]);
 }
 
 /// Kills a child that writes 16 MiB batches as soon as the queue grows, so
@@ -220,7 +238,7 @@ fn writer_killed_mid_record_leaves_a_repairable_queue() {
         let torn = kill_big_writer_mid_write(dir.path(), &queue);
         torn_rounds += usize::from(torn);
         queue.enqueue(&next).unwrap();
-        let drained = queue.drain().unwrap();
+        let drained = queue.drain().unwrap().refs;
         assert!(
             drained.contains(&first),
             "round {round}: lost the record before the kill"
@@ -241,7 +259,7 @@ fn writer_killed_mid_record_leaves_a_repairable_queue() {
         assert!(raw.ends_with(b"\n"));
         let big: Vec<&String> = drained.iter().filter(|r| is_big_ref(r)).collect();
         queue.remove(&big).unwrap();
-        assert!(!queue.peek().unwrap().iter().any(|r| is_big_ref(r)));
+        assert!(!queue.peek().unwrap().refs.iter().any(|r| is_big_ref(r)));
     }
     let leftovers: Vec<PathBuf> = fs::read_dir(dir.path())
         .unwrap()
@@ -250,4 +268,68 @@ fn writer_killed_mid_record_leaves_a_repairable_queue() {
         .collect();
     assert!(leftovers.is_empty(), "temp files left: {leftovers:?}");
     eprintln!("killed writers left a torn line in {torn_rounds} of 3 rounds");
+}
+
+/// Temp files of queue rewrites in `dir`.
+fn queue_temps(dir: &Path) -> Vec<PathBuf> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tmp"))
+        .collect()
+}
+
+#[test]
+fn a_rewrite_killed_midway_leaves_no_temp_file_after_the_next_operation() {
+    let dir = tempfile::tempdir().unwrap();
+    let queue = PushQueue::new(dir.path());
+    let (mut kills, mut left_behind) = (0, 0);
+    let rounds = if std::env::var("RELIABILITY_LONG").is_ok_and(|v| v != "0") {
+        300
+    } else {
+        10
+    };
+    for round in 0..rounds {
+        let ready = dir.path().join("rewriter-ready");
+        let _ = fs::remove_file(&ready);
+        let mut child = spawn("rewriter", dir.path(), 0);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !ready.exists() && Instant::now() < deadline {
+            sleep(Duration::from_micros(200));
+        }
+        // Stop the rewriter at varying moments until one finds it mid-rewrite
+        // (its temp file on disk), then kill it there.
+        let pid = child.id().to_string();
+        let signal = |sig: &str| {
+            let _ = Command::new("kill").args([sig, pid.as_str()]).status();
+        };
+        for attempt in 0..400u64 {
+            signal("-STOP");
+            if !queue_temps(dir.path()).is_empty() {
+                break;
+            }
+            signal("-CONT");
+            sleep(Duration::from_micros(
+                (attempt * 7_919 + round as u64 * 104_729) % 3_000,
+            ));
+        }
+        let _ = child.kill();
+        child.wait().unwrap();
+        kills += 1;
+        left_behind += usize::from(!queue_temps(dir.path()).is_empty());
+        // The next operation, under the lock, clears what the kill left.
+        queue.peek().unwrap();
+        assert_eq!(
+            queue_temps(dir.path()),
+            Vec::<PathBuf>::new(),
+            "round {round}"
+        );
+        assert!(
+            queue.drain().unwrap().dropped.is_empty(),
+            "round {round}: a corrupt line"
+        );
+    }
+    eprintln!(
+        "reliability queue: {kills} rewriters killed, {left_behind} left a temp file, 0 survived the next operation"
+    );
 }

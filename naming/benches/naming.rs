@@ -2,7 +2,7 @@
 
 use std::hint::black_box;
 
-use agent_checkpoint::{id, refs};
+use agent_checkpoint_naming::{id, refs};
 use criterion::{criterion_group, criterion_main, Criterion};
 
 const LEGACY: &str = "a1b2c3d4e5f6";

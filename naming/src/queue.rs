@@ -14,26 +14,44 @@
 //! Reading is forgiving, like the Go tool: blank lines, lines that are not a
 //! JSON object with a non-empty string `ref` (extra fields are ignored), and a
 //! torn last line left by a killed writer are skipped, never fatal; a
-//! complete record that only lacks its final `\n` is kept. [`PushQueue::drain`]
+//! complete record that only lacks its final `\n` is kept. Only checkpoint
+//! refs come out ([`crate::refs::parse_ref`] accepts them and git would take
+//! them as ref names): any other line (`--upload-pack=...`, a ref with a
+//! newline someone wrote by hand) is dropped and reported in
+//! [`Drained::dropped`], never handed to `git`. [`PushQueue::drain`]
 //! rewrites the file to its canonical form (one line per distinct ref, in
 //! first-seen order) whenever it differs, and an append never glues a record
 //! onto a torn line: it starts a new line first.
 //!
 //! Appends are not fsynced (as in the Go tool); rewrites are: temp file in
 //! the same directory, fsync, rename over the queue, fsync the directory.
+//! Every operation, under the lock, removes the temp files of rewrites a
+//! killed process left. The queue and lock files are opened without
+//! following symlinks, and must be regular files.
 
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use agent_checkpoint::{Error, Result};
 
 /// File name of the queue inside its directory.
 pub const PUSH_QUEUE_FILE: &str = "entire-checkpoint-push-queue.jsonl";
 
 /// File name of the lock file inside the queue's directory.
 pub const PUSH_QUEUE_LOCK_FILE: &str = "entire-checkpoint-push-queue.lock";
+
+/// What [`PushQueue::drain`] and [`PushQueue::peek`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Drained {
+    /// The queued checkpoint refs, de-duplicated, in first-seen order.
+    pub refs: Vec<String>,
+    /// Lines that held something else than a checkpoint ref (shown as
+    /// given, cut to 200 bytes), dropped.
+    pub dropped: Vec<String>,
+}
 
 /// The push queue of one repository, rooted at its git common dir.
 ///
@@ -77,9 +95,10 @@ impl PushQueue {
     /// Appends `r` as one whole line. Repeating a ref is fine.
     ///
     /// # Errors
-    /// [`Error::InvalidRefName`] if `r` is not a valid full git ref name
-    /// (so an empty ref or one with a newline never reaches the file);
-    /// an I/O error if the directory is missing or unwritable.
+    /// [`Error::InvalidRefName`] if `r` is not a checkpoint ref
+    /// (`refs/entire/checkpoints/<shard>/<id>`, a valid git ref name), so an
+    /// empty ref or one with a newline never reaches the file; an I/O error
+    /// if the directory is missing or unwritable.
     pub fn enqueue(&self, r: &str) -> Result<()> {
         self.enqueue_all([r])
     }
@@ -98,7 +117,7 @@ impl PushQueue {
         let mut lines = String::new();
         for r in refs {
             let r = r.as_ref();
-            crate::refs::check_ref_name(r)?;
+            check_checkpoint_ref(r)?;
             push_line(&mut lines, r);
         }
         if lines.is_empty() {
@@ -116,14 +135,14 @@ impl PushQueue {
     ///
     /// # Errors
     /// An I/O error if the queue cannot be locked, read or rewritten.
-    pub fn drain(&self) -> Result<Vec<String>> {
+    pub fn drain(&self) -> Result<Drained> {
         let Some(_lock) = self.lock_if_directory_exists()? else {
-            return Ok(Vec::new());
+            return Ok(Drained::default());
         };
         let on_disk = self.read()?;
-        let refs = parse_queue(on_disk.as_deref().unwrap_or_default());
-        self.store_if_changed(on_disk.as_deref(), &refs)?;
-        Ok(refs)
+        let drained = parse_queue(on_disk.as_deref().unwrap_or_default());
+        self.store_if_changed(on_disk.as_deref(), &drained.refs)?;
+        Ok(drained)
     }
 
     /// Like [`PushQueue::drain`] but never writes the queue file (it still
@@ -131,9 +150,9 @@ impl PushQueue {
     ///
     /// # Errors
     /// An I/O error if the queue cannot be locked or read.
-    pub fn peek(&self) -> Result<Vec<String>> {
+    pub fn peek(&self) -> Result<Drained> {
         let Some(_lock) = self.lock_if_directory_exists()? else {
-            return Ok(Vec::new());
+            return Ok(Drained::default());
         };
         let on_disk = self.read()?;
         Ok(parse_queue(on_disk.as_deref().unwrap_or_default()))
@@ -155,36 +174,65 @@ impl PushQueue {
         };
         let on_disk = self.read()?;
         let dropped: HashSet<&str> = refs.iter().map(AsRef::as_ref).collect();
-        let mut kept = parse_queue(on_disk.as_deref().unwrap_or_default());
+        let mut kept = parse_queue(on_disk.as_deref().unwrap_or_default()).refs;
         kept.retain(|r| !dropped.contains(r.as_str()));
         self.store_if_changed(on_disk.as_deref(), &kept)
     }
 
     fn lock(&self) -> Result<File> {
-        lock_file(&self.lock).map_err(|e| Error::io(self.lock.display().to_string(), e))
+        let file =
+            lock_file(&self.lock).map_err(|e| Error::io(self.lock.display().to_string(), e))?;
+        self.remove_abandoned_temps();
+        Ok(file)
     }
 
     // Only a missing directory makes opening the lock file (with create)
     // report NotFound.
     fn lock_if_directory_exists(&self) -> Result<Option<File>> {
         match lock_file(&self.lock) {
-            Ok(file) => Ok(Some(file)),
+            Ok(file) => {
+                self.remove_abandoned_temps();
+                Ok(Some(file))
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(Error::io(self.lock.display().to_string(), e)),
         }
     }
 
-    fn read(&self) -> Result<Option<Vec<u8>>> {
-        match fs::read(&self.file) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(Error::io(self.file.display().to_string(), e)),
+    /// Under the lock no rewrite is running, so a temp file of one is a
+    /// killed process's leftover: remove it (best effort).
+    fn remove_abandoned_temps(&self) {
+        let Ok(entries) = fs::read_dir(&self.directory) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if name.to_str().is_some_and(is_temp_name)
+                && entry.file_type().is_ok_and(|t| t.is_file())
+            {
+                let _ = fs::remove_file(entry.path());
+            }
         }
     }
 
+    fn read(&self) -> Result<Option<Vec<u8>>> {
+        let shown = || self.file.display().to_string();
+        let mut file = match open_regular(OpenOptions::new().read(true), &self.file) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(shown(), e)),
+        };
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .map_err(|e| Error::io(shown(), e))?;
+        Ok(Some(bytes))
+    }
+
     fn append(&self, lines: &[u8]) -> io::Result<()> {
-        let mut file =
-            owner_only(OpenOptions::new().read(true).append(true).create(true)).open(&self.file)?;
+        let mut file = open_regular(
+            owner_only(OpenOptions::new().read(true).append(true).create(true)),
+            &self.file,
+        )?;
         let mut record = Vec::with_capacity(lines.len() + 1);
         if !ends_with_newline(&mut file)? {
             record.push(b'\n');
@@ -230,7 +278,10 @@ impl PushQueue {
 }
 
 fn lock_file(path: &Path) -> io::Result<File> {
-    let file = owner_only(OpenOptions::new().read(true).write(true).create(true)).open(path)?;
+    let file = open_regular(
+        owner_only(OpenOptions::new().read(true).write(true).create(true)),
+        path,
+    )?;
     match file.lock() {
         Ok(()) => Ok(file),
         // WASI has no advisory locks; there the host must serialise access.
@@ -262,6 +313,75 @@ fn temp_name() -> io::Result<String> {
     Ok(format!(".{PUSH_QUEUE_FILE}.{}.tmp", hex::encode(bytes)))
 }
 
+/// Whether `name` is the name of a rewrite's temp file.
+fn is_temp_name(name: &str) -> bool {
+    name.strip_prefix('.')
+        .and_then(|n| n.strip_prefix(PUSH_QUEUE_FILE))
+        .and_then(|n| n.strip_prefix('.'))
+        .and_then(|n| n.strip_suffix(".tmp"))
+        .is_some_and(|hex| hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Opens `path` without following a symlink (on Unix) and without blocking
+/// on a FIFO; anything but a regular file is refused.
+fn open_regular(options: &mut OpenOptions, path: &Path) -> io::Result<File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| {
+        if e.raw_os_error() == Some(symlink_errno()) {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is a symlink (never followed)", path.display()),
+            )
+        } else {
+            e
+        }
+    })?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    Ok(file)
+}
+
+/// The errno of opening a symlink with `O_NOFOLLOW` (`ELOOP`).
+fn symlink_errno() -> i32 {
+    #[cfg(unix)]
+    {
+        libc::ELOOP
+    }
+    #[cfg(not(unix))]
+    {
+        -1
+    }
+}
+
+/// A ref the queue may hold: a checkpoint ref that git takes as a name.
+fn check_checkpoint_ref(r: &str) -> Result<()> {
+    crate::refs::check_ref_name(r)?;
+    if crate::refs::parse_ref(r).is_none() {
+        return Err(Error::InvalidRefName {
+            name: shown(r),
+            reason: "not a checkpoint ref (refs/entire/checkpoints/<shard>/<id>)".into(),
+        });
+    }
+    Ok(())
+}
+
+/// `r` cut to 200 bytes (at a char boundary), for messages.
+fn shown(r: &str) -> String {
+    let mut end = r.len().min(200);
+    while !r.is_char_boundary(end) {
+        end -= 1;
+    }
+    r[..end].to_owned()
+}
+
 #[cfg(unix)]
 fn owner_only(options: &mut OpenOptions) -> &mut OpenOptions {
     use std::os::unix::fs::OpenOptionsExt;
@@ -289,15 +409,21 @@ struct Entry {
     reference: String,
 }
 
-/// The distinct refs of a queue file in first-seen order; anything that is
-/// not a line holding a JSON object with a non-empty string `ref` is skipped.
-fn parse_queue(bytes: &[u8]) -> Vec<String> {
+/// The distinct checkpoint refs of a queue file in first-seen order;
+/// anything that is not a line holding a JSON object with a non-empty
+/// string `ref` is skipped, and a `ref` that is not a checkpoint ref is
+/// dropped and reported.
+fn parse_queue(bytes: &[u8]) -> Drained {
     let mut seen = HashSet::new();
-    bytes
-        .split(|&b| b == b'\n')
-        .filter_map(parse_line)
-        .filter(|r| seen.insert(r.clone()))
-        .collect()
+    let mut drained = Drained::default();
+    for r in bytes.split(|&b| b == b'\n').filter_map(parse_line) {
+        if check_checkpoint_ref(&r).is_err() {
+            drained.dropped.push(shown(&r));
+        } else if seen.insert(r.clone()) {
+            drained.refs.push(r);
+        }
+    }
+    drained
 }
 
 fn parse_line(line: &[u8]) -> Option<String> {
@@ -401,10 +527,86 @@ mod tests {
             s,
             "{\"ref\":\"refs/heads/a\\u0026b\\u003cc\\u003ed\\\"e\\\\f\\u2028\\u0001\"}\n"
         );
+        // Read back, it is not a checkpoint ref (nor a git ref name): dropped.
+        let drained = parse_queue(s.as_bytes());
+        assert!(drained.refs.is_empty());
+        assert_eq!(drained.dropped, ["refs/heads/a&b<c>d\"e\\f\u{2028}\u{1}"]);
+        let mut s = String::new();
+        push_line(&mut s, "refs/entire/checkpoints/<&/a&b<&");
         assert_eq!(
-            parse_queue(s.as_bytes()),
-            ["refs/heads/a&b<c>d\"e\\f\u{2028}\u{1}"]
+            s,
+            "{\"ref\":\"refs/entire/checkpoints/\\u003c\\u0026/a\\u0026b\\u003c\\u0026\"}\n"
         );
+        assert_eq!(
+            parse_queue(s.as_bytes()).refs,
+            ["refs/entire/checkpoints/<&/a&b<&"]
+        );
+    }
+
+    #[test]
+    fn lines_that_are_not_checkpoint_refs_are_dropped_and_reported() {
+        let (_dir, q) = queue();
+        q.enqueue(A).unwrap();
+        for bad in [
+            "--upload-pack=touch /tmp/pwned",
+            "refs/heads/main",
+            "refs/entire/checkpoints/f6/a1b2c3d4e5f6\nrefs/heads/x",
+            "refs/entire/checkpoints/zz/a1b2c3d4e5f6",
+        ] {
+            let mut line = String::new();
+            push_line(&mut line, bad);
+            append_raw(&q, &line);
+        }
+        let peeked = q.peek().unwrap();
+        assert_eq!(peeked.refs, [A]);
+        assert_eq!(peeked.dropped.len(), 4);
+        assert!(peeked.dropped[0].starts_with("--upload-pack"));
+        let drained = q.drain().unwrap();
+        assert_eq!(drained.refs, [A]);
+        assert_eq!(contents(&q), encode_queue(&[A.into()]), "compacted away");
+        for bad in ["refs/heads/main", "--upload-pack=x"] {
+            assert_eq!(
+                q.enqueue(bad).unwrap_err().code(),
+                agent_checkpoint::ErrorCode::InvalidRefName
+            );
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn queue_and_lock_files_are_never_followed_through_symlinks() {
+        let (dir, q) = queue();
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        fs::write(&victim, "precious").unwrap();
+        std::os::unix::fs::symlink(&victim, q.path()).unwrap();
+        assert!(q.enqueue(A).is_err());
+        assert!(q.drain().is_err());
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+        fs::remove_file(q.path()).unwrap();
+        // A dangling lock symlink: nothing is created where it points.
+        let target = outside.path().join("created-by-lock");
+        fs::remove_file(q.lock_path()).unwrap();
+        std::os::unix::fs::symlink(&target, q.lock_path()).unwrap();
+        assert!(q.peek().is_err());
+        assert!(q.enqueue(A).is_err());
+        assert!(!target.exists());
+        drop(dir);
+    }
+
+    #[test]
+    fn abandoned_rewrite_temp_files_go_with_the_next_operation() {
+        let (dir, q) = queue();
+        q.enqueue(A).unwrap();
+        let stray = dir
+            .path()
+            .join(format!(".{PUSH_QUEUE_FILE}.0123456789abcdef.tmp"));
+        fs::write(&stray, "half a rewrite").unwrap();
+        let look_alike = dir.path().join(format!(".{PUSH_QUEUE_FILE}.notes.tmp"));
+        fs::write(&look_alike, "mine").unwrap();
+        assert_eq!(q.peek().unwrap().refs, [A]);
+        assert!(!stray.exists());
+        assert!(look_alike.exists(), "only names a rewrite makes");
     }
 
     #[test]
@@ -413,11 +615,11 @@ mod tests {
         for r in [A, A, B, A] {
             q.enqueue(r).unwrap();
         }
-        assert_eq!(q.peek().unwrap(), [A, B]);
+        assert_eq!(q.peek().unwrap().refs, [A, B]);
         assert_eq!(contents(&q).lines().count(), 4, "peek never compacts");
-        assert_eq!(q.drain().unwrap(), [A, B]);
+        assert_eq!(q.drain().unwrap().refs, [A, B]);
         assert_eq!(contents(&q), encode_queue(&[A.into(), B.into()]));
-        assert_eq!(q.drain().unwrap(), [A, B], "drain does not remove");
+        assert_eq!(q.drain().unwrap().refs, [A, B], "drain does not remove");
     }
 
     #[test]
@@ -426,11 +628,11 @@ mod tests {
         q.enqueue(B).unwrap();
         q.enqueue_all([A, B, C]).unwrap();
         q.enqueue_all(Vec::<String>::new()).unwrap();
-        assert_eq!(q.drain().unwrap(), [B, A, C]);
+        assert_eq!(q.drain().unwrap().refs, [B, A, C]);
         let err = q.enqueue_all([A, "refs/heads/bad\nname"]).unwrap_err();
-        assert_eq!(err.code(), crate::ErrorCode::InvalidRefName);
+        assert_eq!(err.code(), agent_checkpoint::ErrorCode::InvalidRefName);
         assert_eq!(
-            q.peek().unwrap(),
+            q.peek().unwrap().refs,
             [B, A, C],
             "nothing written on a bad batch"
         );
@@ -451,8 +653,8 @@ mod tests {
         q.enqueue(A).unwrap();
         append_raw(&q, "not json\n\n{\"ref\":\"\"}\n{\"ref\":5}\n  \n");
         append_raw(&q, &format!("{{\"ref\":\"{B}\",\"hash\":\"abc\"}}\n"));
-        assert_eq!(q.peek().unwrap(), [A, B]);
-        assert_eq!(q.drain().unwrap(), [A, B]);
+        assert_eq!(q.peek().unwrap().refs, [A, B]);
+        assert_eq!(q.drain().unwrap().refs, [A, B]);
         assert_eq!(contents(&q), encode_queue(&[A.into(), B.into()]));
     }
 
@@ -462,8 +664,8 @@ mod tests {
         q.enqueue(A).unwrap();
         append_raw(&q, "{\"ref\":\"refs/entire/chec");
         q.enqueue(B).unwrap();
-        assert_eq!(q.peek().unwrap(), [A, B]);
-        assert_eq!(q.drain().unwrap(), [A, B]);
+        assert_eq!(q.peek().unwrap().refs, [A, B]);
+        assert_eq!(q.drain().unwrap().refs, [A, B]);
         assert_eq!(contents(&q), encode_queue(&[A.into(), B.into()]));
     }
 
@@ -472,7 +674,7 @@ mod tests {
         let (_dir, q) = queue();
         append_raw(&q, &format!("{{\"ref\":\"{A}\"}}"));
         q.enqueue(B).unwrap();
-        assert_eq!(q.drain().unwrap(), [A, B]);
+        assert_eq!(q.drain().unwrap().refs, [A, B]);
         assert!(contents(&q).ends_with('\n'));
     }
 
@@ -480,26 +682,26 @@ mod tests {
     fn remove_keeps_later_entries_and_deletes_when_empty() {
         let (_dir, q) = queue();
         q.enqueue(A).unwrap();
-        let drained = q.drain().unwrap();
+        let drained = q.drain().unwrap().refs;
         q.enqueue(B).unwrap();
         q.enqueue(A).unwrap();
         q.remove(&drained).unwrap();
-        assert_eq!(q.peek().unwrap(), [B]);
+        assert_eq!(q.peek().unwrap().refs, [B]);
         q.remove::<&str>(&[]).unwrap();
-        assert_eq!(q.peek().unwrap(), [B]);
+        assert_eq!(q.peek().unwrap().refs, [B]);
         q.remove(&[B]).unwrap();
         assert!(!q.path().exists(), "empty queue file is deleted");
-        assert!(q.drain().unwrap().is_empty());
+        assert!(q.drain().unwrap().refs.is_empty());
     }
 
     #[test]
     fn empty_or_garbage_file_is_deleted_by_drain() {
         let (_dir, q) = queue();
         append_raw(&q, "");
-        assert!(q.drain().unwrap().is_empty());
+        assert!(q.drain().unwrap().refs.is_empty());
         assert!(!q.path().exists());
         append_raw(&q, "garbage");
-        assert!(q.drain().unwrap().is_empty());
+        assert!(q.drain().unwrap().refs.is_empty());
         assert!(!q.path().exists());
     }
 
@@ -507,11 +709,11 @@ mod tests {
     fn missing_directory() {
         let dir = tempfile::tempdir().unwrap();
         let q = PushQueue::new(dir.path().join("absent"));
-        assert!(q.drain().unwrap().is_empty());
-        assert!(q.peek().unwrap().is_empty());
+        assert!(q.drain().unwrap().refs.is_empty());
+        assert!(q.peek().unwrap().refs.is_empty());
         q.remove(&[A]).unwrap();
         let err = q.enqueue(A).unwrap_err();
-        assert_eq!(err.code(), crate::ErrorCode::NotFound);
+        assert_eq!(err.code(), agent_checkpoint::ErrorCode::NotFound);
         assert!(!dir.path().join("absent").exists());
     }
 

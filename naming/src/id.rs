@@ -12,7 +12,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::{Error, Result};
+use agent_checkpoint::{Error, Result};
 
 /// Length in bytes of a legacy checkpoint ID (`[0-9a-f]{12}`).
 pub const LEGACY_ID_LEN: usize = 12;
@@ -34,6 +34,7 @@ const ULID_RANDOM_BYTES: usize = 10;
 
 /// The format of a checkpoint ID string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum IdKind {
     /// Exactly 12 lowercase hex characters.
     Legacy,
@@ -220,11 +221,11 @@ pub fn new_ulid(timestamp_ms: Option<u64>) -> Result<CheckpointId> {
 /// [`Error::Io`] if the system random source fails.
 pub fn new_ulid_at(timestamp_ms: u64) -> Result<CheckpointId> {
     if timestamp_ms > MAX_ULID_TIMESTAMP_MS {
-        return Err(Error::TooLarge {
-            what: "ULID timestamp (ms)".to_owned(),
-            size: timestamp_ms,
-            limit: MAX_ULID_TIMESTAMP_MS,
-        });
+        return Err(Error::too_large(
+            "ULID timestamp (ms)",
+            timestamp_ms,
+            MAX_ULID_TIMESTAMP_MS,
+        ));
     }
     let mut bytes = [0u8; ULID_RANDOM_BYTES];
     fill_random(&mut bytes)?;
@@ -239,7 +240,7 @@ pub fn new_ulid_at(timestamp_ms: u64) -> Result<CheckpointId> {
 fn fill_random(buf: &mut [u8]) -> Result<()> {
     getrandom::fill(buf).map_err(|e| Error::Io {
         path: None,
-        source: std::io::Error::other(format!("system random source failed: {e}")),
+        error: std::io::Error::other(format!("system random source failed: {e}")),
     })
 }
 
@@ -249,7 +250,7 @@ fn now_ms() -> Result<u64> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_err(|_| Error::Io {
             path: None,
-            source: std::io::Error::other("the system clock is before 1970"),
+            error: std::io::Error::other("the system clock is before 1970"),
         })?;
     Ok(u64::try_from(since_epoch.as_millis()).unwrap_or(u64::MAX))
 }
@@ -258,7 +259,7 @@ fn now_ms() -> Result<u64> {
 fn now_ms() -> Result<u64> {
     Err(Error::Io {
         path: None,
-        source: std::io::Error::new(
+        error: std::io::Error::new(
             std::io::ErrorKind::Unsupported,
             "no clock on wasm32-unknown-unknown: pass timestamp_ms (e.g. Date.now())",
         ),
@@ -367,7 +368,7 @@ mod tests {
         assert!(CheckpointId::try_from("nope").is_err());
         assert!(CheckpointId::try_from(String::from(SAMPLE_ULID)).is_ok());
         let err = validate_checkpoint_id("nope").unwrap_err();
-        assert_eq!(err.code(), crate::ErrorCode::InvalidCheckpointId);
+        assert_eq!(err.code(), agent_checkpoint::ErrorCode::InvalidCheckpointId);
         assert!(err.to_string().contains("\"nope\""));
     }
 
@@ -380,7 +381,7 @@ mod tests {
         let max = new_ulid_at(MAX_ULID_TIMESTAMP_MS).unwrap();
         assert!(max.as_str().starts_with("7ZZZZZZZZZ"));
         let err = new_ulid_at(MAX_ULID_TIMESTAMP_MS + 1).unwrap_err();
-        assert_eq!(err.code(), crate::ErrorCode::TooLarge);
+        assert_eq!(err.code(), agent_checkpoint::ErrorCode::TooLarge);
     }
 
     #[test]

@@ -14,6 +14,7 @@
     reason = "test code: a panic is a failing test"
 )]
 
+#[path = "../../core/tests/reliability_sentinel/mod.rs"]
 mod reliability_sentinel;
 
 use std::collections::{HashMap, HashSet};
@@ -21,7 +22,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agent_checkpoint::queue::PushQueue;
+use agent_checkpoint_naming::queue::PushQueue;
 use reliability_sentinel::{env_count, figure, Rng};
 
 const ROLE: &str = "AGENT_CHECKPOINT_QUEUE_STRESS_ROLE";
@@ -36,36 +37,40 @@ fn records_per_writer() -> usize {
     env_count("RELIABILITY_QUEUE_RECORDS", 1_000)
 }
 
-/// The `i`-th ref of writer `w`: a valid ref name whose length is spread
+/// The checkpoint ref of the checkpoint ID `id` (the queue holds nothing
+/// else): `refs/entire/checkpoints/<last two chars>/<id>`.
+fn checkpoint_ref(id: &str) -> String {
+    format!("refs/entire/checkpoints/{}/{id}", &id[id.len() - 2..])
+}
+
+/// The `i`-th ref of writer `w`: a checkpoint ref whose length is spread
 /// log-uniformly from about 40 bytes to 64 KiB, filled with a pattern
 /// that depends on `(w, i)` so a glued or shifted record cannot pass.
 fn record(w: usize, i: usize) -> String {
     let mut rng = Rng::new((w as u64) << 32 | i as u64);
-    let head = format!("refs/heads/stress/w{w}/r{i}-");
+    let head = format!("w{w}r{i}-");
     let bits = 6 + rng.below(11); // 2^6 ..= 2^16
     let len = (1usize << bits)
-        .min(MAX_REF)
-        .saturating_sub(head.len())
-        .max(1);
-    let mut out = head;
-    out.extend((0..len).map(|k| char::from(b'a' + ((k + w * 7 + i * 13) % 26) as u8)));
-    out
+        .min(MAX_REF - 30)
+        .saturating_sub(head.len() + 30)
+        .max(2);
+    let mut id = head;
+    id.extend((0..len).map(|k| char::from(b'a' + ((k + w * 7 + i * 13) % 26) as u8)));
+    checkpoint_ref(&id)
 }
 
 /// A ref of the killed writer: 64 KiB, recognisable.
 fn killed_record(batch: usize, i: usize) -> String {
-    format!("refs/heads/killed/{batch}-{i}/{}", "k".repeat(MAX_REF - 40))
+    checkpoint_ref(&format!("killed-{batch}-{i}-{}", "k".repeat(MAX_REF - 60)))
 }
 
 /// Whether `r` is exactly one of the killed writer's refs.
 fn is_killed_record(r: &str) -> bool {
-    let Some((id, _)) = r
-        .strip_prefix("refs/heads/killed/")
-        .and_then(|rest| rest.split_once('/'))
-    else {
+    let Some(rest) = r.strip_prefix("refs/entire/checkpoints/kk/killed-") else {
         return false;
     };
-    let Some((b, i)) = id.split_once('-') else {
+    let mut parts = rest.splitn(3, '-');
+    let (Some(b), Some(i)) = (parts.next(), parts.next()) else {
         return false;
     };
     match (b.parse(), i.parse()) {
@@ -194,7 +199,7 @@ fn sixteen_processes_and_a_killed_writer_lose_nothing() {
                 bytes += r.len();
                 largest = largest.max(r.len());
             }
-            Some(r) if r.starts_with("refs/heads/killed/") => {
+            Some(r) if r.starts_with("refs/entire/checkpoints/kk/killed-") => {
                 assert!(is_killed_record(r), "a killed record is cut");
                 killed_whole += 1;
             }
@@ -202,7 +207,8 @@ fn sixteen_processes_and_a_killed_writer_lose_nothing() {
             None => {
                 // Only a torn tail of the killed writer, alone on its line.
                 assert!(
-                    line.starts_with("{\"ref\":\"refs/heads/killed/") || line.is_empty(),
+                    line.starts_with("{\"ref\":\"refs/entire/checkpoints/kk/killed-")
+                        || line.is_empty(),
                     "corrupt line {:?}",
                     &line[..line.len().min(80)]
                 );
@@ -212,7 +218,7 @@ fn sixteen_processes_and_a_killed_writer_lose_nothing() {
     }
     assert_eq!(seen.len(), WRITERS * n, "lost records");
 
-    let drained = queue.drain().unwrap();
+    let drained = queue.drain().unwrap().refs;
     let distinct: HashSet<&String> = drained.iter().collect();
     assert_eq!(distinct.len(), drained.len(), "drain doubled a ref");
     for r in &drained {

@@ -1,7 +1,7 @@
 //! Property tests of the naming layer: round trips and "never panics".
 
-use agent_checkpoint::id::{self, IdKind, MAX_ULID_TIMESTAMP_MS};
-use agent_checkpoint::{prompts, refs};
+use agent_checkpoint_naming::id::{self, IdKind, MAX_ULID_TIMESTAMP_MS};
+use agent_checkpoint_naming::{prompts, refs};
 use proptest::prelude::*;
 
 const LEGACY_GRAMMAR: &str = "[0-9a-f]{12}";
@@ -46,8 +46,14 @@ fn exercise_everything(s: &str) {
     if let Some(parsed) = refs::parse_ref(s) {
         assert!(s.ends_with(&parsed));
     }
-    let branch = refs::shadow_branch_name(s, s);
-    assert!(branch.starts_with(refs::SHADOW_BRANCH_PREFIX));
+    // Any input: a valid ref name, or a typed error; never a panic.
+    match refs::shadow_branch_name(s, s) {
+        Ok(branch) => {
+            assert!(branch.starts_with(refs::SHADOW_BRANCH_PREFIX));
+            assert!(refs::check_ref_name(&format!("refs/heads/{branch}")).is_ok());
+        }
+        Err(e) => assert_eq!(e.code(), agent_checkpoint::ErrorCode::InvalidArgument),
+    }
     let _ = refs::parse_shadow_branch_name(s);
     let _ = refs::is_shadow_branch(s);
     assert_eq!(refs::hash_worktree_id(s).len(), refs::WORKTREE_HASH_LEN);
@@ -104,10 +110,11 @@ proptest! {
 
     #[test]
     fn shadow_branches_parse_back(commit in "[0-9a-f]{1,40}", worktree in any_text()) {
-        let name = refs::shadow_branch_name(&commit, &worktree);
+        let name = refs::shadow_branch_name(&commit, &worktree).unwrap();
         let prefix: String = commit.chars().take(refs::SHADOW_COMMIT_PREFIX_LEN).collect();
-        let parsed = refs::parse_shadow_branch_name(&name);
-        prop_assert_eq!(parsed, Some((prefix.clone(), refs::hash_worktree_id(&worktree))));
+        let parsed = refs::parse_shadow_branch_name(&name).unwrap();
+        prop_assert_eq!(&parsed.commit_prefix, &prefix);
+        prop_assert_eq!(&parsed.worktree_hash, &refs::hash_worktree_id(&worktree));
         prop_assert_eq!(refs::is_shadow_branch(&name), prefix.len() == refs::SHADOW_COMMIT_PREFIX_LEN);
     }
 
