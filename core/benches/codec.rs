@@ -31,7 +31,7 @@ fn engines(c: &mut Criterion) {
         b.iter(|| codec::SCALAR.decode(black_box(&text)))
     });
     group.bench_function("sha256", |b| {
-        b.iter(|| agent_checkpoint::digest::sha256(black_box(&data)))
+        b.iter(|| agent_checkpoint::internals::sha256(black_box(&data)))
     });
     group.finish();
 }

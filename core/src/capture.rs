@@ -4,24 +4,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::digest::sha256;
 use crate::error::{Error, Result};
+use crate::options::CaptureOptions;
 use crate::parallel;
+use crate::progress::{Counter, ProgressStage};
 use crate::relpath::RelPath;
 use crate::resolve::{resolve, Resolved};
 use crate::root::{EntryKind, Root};
 use crate::seal::seal_text;
-use crate::snapshot::{Snapshot, SnapshotEncoder};
-
-/// Options of [`capture`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct CaptureOptions {
-    /// Accept paths with a `.git` component (refused by default).
-    pub allow_git_dir: bool,
-    /// Refuse (with `too_large`) any file larger than this many bytes.
-    pub max_file_bytes: Option<u64>,
-    /// Seal the snapshot with an HMAC-SHA256 under this key (`mac`).
-    pub key: Option<Vec<u8>>,
-}
+use crate::snapshot::{Snapshot, SnapshotEncoder, SnapshotJson};
 
 /// What capture found at one canonical key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,31 +27,49 @@ enum Found {
 struct Plan {
     entries: BTreeMap<RelPath, Found>,
     links: BTreeMap<RelPath, String>,
+    /// Keys named directly (not reached through a symlink).
+    direct: BTreeSet<RelPath>,
 }
 
 /// Snapshots `paths` under `root` and returns the snapshot's JSON text.
 ///
-/// Every path is resolved to its canonical key first (see
-/// [`crate::resolve`]); two spellings of one file give one entry. A path that
+/// A path below a regular file (`a.py/x` where `a.py` is a file) is
+/// `not_a_directory`: a batch cannot create it without replacing the file.
+///
+/// Every path is resolved to its canonical key first (through the links in
+/// the tree, as the kernel would); two spellings of one file give one entry. A path that
 /// escapes the root, names a directory or special file, is not valid UTF-8
 /// or has a `.git` component (unless allowed) fails the whole capture with a
 /// typed error. Files are then read in key order and encoded straight into
 /// the output.
-pub fn capture<R, I, S>(root: &R, paths: I, options: &CaptureOptions) -> Result<String>
+pub fn capture<R, I, S>(root: &R, paths: I, options: &CaptureOptions) -> Result<SnapshotJson>
 where
     R: Root + ?Sized,
     I: IntoIterator<Item = S>,
     S: AsRef<str>,
 {
     let plan = plan(root, paths, options)?;
-    let missing = plan
+    // Files the batch replaces: a new path below one of them is a type flip.
+    let files: BTreeSet<RelPath> = plan
+        .entries
+        .iter()
+        .filter(|(_, f)| **f != Found::Missing)
+        .map(|(k, _)| k.clone())
+        .collect();
+    let missing: Vec<&RelPath> = plan
         .entries
         .iter()
         .filter(|(_, f)| **f == Found::Missing)
-        .map(|(k, _)| k);
+        .map(|(k, _)| k)
+        .collect();
+    // A path named directly below a file the snapshot does not hold cannot
+    // be created by the batch (a link's dangling target is recorded as is).
+    let direct = missing.iter().copied().filter(|k| plan.direct.contains(*k));
+    created_dirs(root, direct, Some(&files))?;
     let mut skeleton = Snapshot {
-        created_dirs: created_dirs(root, missing)?,
+        created_dirs: created_dirs(root, missing.into_iter(), None)?,
         links: plan.links,
+        root: root.canonical_path().filter(|_| options.record_root),
         ..Snapshot::default()
     };
     let mut size = 64;
@@ -80,12 +88,17 @@ where
         skeleton.entries.insert(key.clone(), content);
     }
     // What we write must be what rollback accepts: check it before reading.
-    skeleton.validate(options.allow_git_dir)?;
+    crate::snapshot::validate::validate(&skeleton, options.allow_git_dir)?;
     let mut encoder = SnapshotEncoder::with_capacity(size);
+    let mut progress = Counter::start(
+        options.progress.as_ref(),
+        ProgressStage::Capture,
+        plan.entries.len(),
+    );
     for (key, found) in &plan.entries {
         match found {
             Found::File(..) => {
-                let bytes = root.read_file(key, options.max_file_bytes)?;
+                let bytes = root.read_file(key, Some(options.max_file_bytes))?;
                 // Hash on a second thread while encoding (large files only).
                 let (digest, ()) = parallel::join(
                     bytes.len(),
@@ -96,12 +109,13 @@ where
             }
             Found::Missing => encoder.entry(key, None),
         }
+        progress.step();
     }
     let text = encoder.finish(&skeleton, false);
-    match &options.key {
-        Some(key) => seal_text(text, key),
-        None => Ok(text),
-    }
+    Ok(SnapshotJson(match &options.key {
+        Some(key) => seal_text(text, key)?,
+        None => text,
+    }))
 }
 
 fn plan<R, I, S>(root: &R, paths: I, options: &CaptureOptions) -> Result<Plan>
@@ -129,14 +143,15 @@ where
                 })
             }
         };
-        if let Some(limit) = options.max_file_bytes {
-            if let Some(m) = resolved.metadata.filter(|m| m.len > limit) {
-                return Err(Error::TooLarge {
-                    what: format!("file {}", resolved.key),
-                    size: m.len,
-                    limit,
-                });
-            }
+        if let Some(m) = resolved.metadata.filter(|m| m.len > options.max_file_bytes) {
+            return Err(Error::file_too_large(
+                resolved.key.as_str(),
+                m.len,
+                options.max_file_bytes,
+            ));
+        }
+        if resolved.links.is_empty() {
+            plan.direct.insert(resolved.key.clone());
         }
         plan.entries.entry(resolved.key).or_insert(found);
     }
@@ -157,28 +172,44 @@ fn refuse_git(resolved: &Resolved) -> Result<()> {
 }
 
 /// The ancestors of `missing` paths that are not directories now, i.e. the
-/// directories creating those paths would bring into being.
+/// directories creating those paths would bring into being. With
+/// `replaced` (the files a capture records), an ancestor that is a file or
+/// special file not among them is `not_a_directory`: a batch cannot create a
+/// path below a file without replacing it, and a snapshot that does not
+/// hold that file could not bring it back. Without, such an ancestor is
+/// taken as one more directory to create.
 pub(crate) fn created_dirs<'a, R: Root + ?Sized>(
     root: &R,
     missing: impl Iterator<Item = &'a RelPath>,
+    replaced: Option<&BTreeSet<RelPath>>,
 ) -> Result<BTreeSet<RelPath>> {
-    let mut known: BTreeMap<RelPath, bool> = BTreeMap::new();
+    let mut known: BTreeMap<RelPath, Option<EntryKind>> = BTreeMap::new();
     let mut created = BTreeSet::new();
     for key in missing {
         let mut gone = false;
         for dir in key.ancestors() {
             if !gone {
-                let is_dir = match known.get(&dir) {
+                let kind = match known.get(&dir) {
                     Some(v) => *v,
                     None => {
-                        let v = root
-                            .metadata(&dir)?
-                            .is_some_and(|m| m.kind == EntryKind::Dir);
+                        let v = root.metadata(&dir)?.map(|m| m.kind);
                         known.insert(dir.clone(), v);
                         v
                     }
                 };
-                gone = !is_dir;
+                match kind {
+                    Some(EntryKind::Dir) => {}
+                    Some(EntryKind::File | EntryKind::Other)
+                        if replaced.is_some_and(|files| !files.contains(&dir)) =>
+                    {
+                        return Err(Error::NotADirectory {
+                            path: key.to_string(),
+                            parent: dir.to_string(),
+                            kind: kind.map_or("file", |k| k.describe()).to_owned(),
+                        })
+                    }
+                    _ => gone = true,
+                }
             }
             if gone {
                 created.insert(dir);

@@ -1,10 +1,6 @@
-//! SHA-256 digests of captured content, and what is at a path right now.
+//! SHA-256 digests of captured content, and the state of a path by content.
 
 use sha2::{Digest as _, Sha256};
-
-use crate::error::Result;
-use crate::relpath::RelPath;
-use crate::root::{EntryKind, Root};
 
 /// A SHA-256 digest.
 pub type Sha256Digest = [u8; 32];
@@ -32,6 +28,7 @@ pub fn from_hex(text: &str) -> Option<Sha256Digest> {
 /// The state of one path, compared by content: what `record_applied` stores
 /// and what the human-edit guard compares against.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PathState {
     /// Nothing is there.
     Absent,
@@ -75,46 +72,6 @@ impl PathState {
             _ => None,
         }
     }
-}
-
-/// What is at `path` now, with the file's bytes when it is a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Observed {
-    /// The state, by content.
-    pub state: PathState,
-    /// The file's bytes and mode, when it is a regular file.
-    pub file: Option<(Vec<u8>, u32)>,
-}
-
-/// Looks at `path` without following a final symlink.
-pub fn observe<R: Root + ?Sized>(root: &R, path: &RelPath) -> Result<Observed> {
-    let Some(meta) = root.metadata(path)? else {
-        return Ok(Observed {
-            state: PathState::Absent,
-            file: None,
-        });
-    };
-    Ok(match meta.kind {
-        EntryKind::File => {
-            let bytes = root.read_file(path, None)?;
-            Observed {
-                state: PathState::File(sha256(&bytes)),
-                file: Some((bytes, meta.mode)),
-            }
-        }
-        EntryKind::Symlink => Observed {
-            state: PathState::Symlink(root.read_link(path)?),
-            file: None,
-        },
-        EntryKind::Dir => Observed {
-            state: PathState::Dir,
-            file: None,
-        },
-        EntryKind::Other => Observed {
-            state: PathState::Other,
-            file: None,
-        },
-    })
 }
 
 #[cfg(test)]

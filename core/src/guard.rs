@@ -5,7 +5,10 @@ use crate::relpath::RelPath;
 use crate::snapshot::Snapshot;
 
 /// What to do with a path a human edited after the batch.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum OnConflict {
     /// Restore it anyway (the seed's behaviour).
     #[default]

@@ -1,31 +1,43 @@
 //! Preview: what a rollback would do to each path, touching nothing.
+//!
+//! [`plan_rollback`] and [`crate::rollback`] are one decision: rollback
+//! computes exactly this plan and then carries it out, so what the plan
+//! says is what rollback does, path by path (it reports the plan it
+//! carried out in `RollbackReport::plan`).
 
-use crate::digest::{observe, PathState};
-use crate::error::Result;
-use crate::guard::{captured_state, is_conflict, OnConflict};
-use crate::relpath::RelPath;
-use crate::rollback::RollbackOptions;
-use crate::root::{EntryKind, Root};
-use crate::seal;
-use crate::snapshot::{ParseOptions, Snapshot};
+pub(crate) mod decide;
+mod removable;
 
-/// What rollback would do to one path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+use crate::diff::PathDiff;
+use crate::error::{ErrorCode, Result};
+use crate::options::PlanOptions;
+use crate::root::Root;
+use crate::snapshot::Snapshot;
+
+/// What rollback does to one path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum PlanAction {
-    /// Already as captured: nothing to do.
+    /// Already as captured (or a directory that stays): nothing to do.
     Keep,
     /// Write the captured file or link.
     Write,
-    /// Remove what the batch created.
+    /// Remove what the batch created (a file, a link, or an empty directory).
     Remove,
-    /// Remove a directory the batch created (only if it is empty by then).
+    /// Remove a directory the batch created (it is empty by then).
     Rmdir,
     /// Changed after the batch: left alone (`on_conflict = skip`).
     Conflict,
+    /// Cannot be restored without destroying something the snapshot does
+    /// not cover (a directory holding other files, a parent that is a
+    /// symlink): left alone and reported, with a code and a reason.
+    Refuse,
 }
 
 impl PlanAction {
-    /// `keep`, `write`, `remove`, `rmdir` or `conflict`.
+    /// `keep`, `write`, `remove`, `rmdir`, `conflict` or `refuse`.
     pub fn as_str(self) -> &'static str {
         match self {
             PlanAction::Keep => "keep",
@@ -33,86 +45,74 @@ impl PlanAction {
             PlanAction::Remove => "remove",
             PlanAction::Rmdir => "rmdir",
             PlanAction::Conflict => "conflict",
+            PlanAction::Refuse => "refuse",
         }
     }
 }
 
 /// One line of a rollback plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct PlanItem {
-    /// The captured path or created directory.
+    /// The captured path, created directory, or empty directory in the way.
     pub path: String,
-    /// What rollback would do.
+    /// What rollback does.
     pub action: PlanAction,
     /// Whether the path changed after the batch (needs `record_applied`);
     /// with `on_conflict = overwrite` it is still written or removed.
     pub conflict: bool,
+    /// For `refuse`: the error code rollback reports for the path.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub code: Option<ErrorCode>,
+    /// Why, when the action needs a word: what a kept directory holds, why
+    /// a path is refused, that set-id bits are not restored.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub reason: Option<String>,
+    /// What the change would be, when the plan was asked for diffs
+    /// ([`crate::PlanOptions::diff`]) and the action changes the path.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub diff: Option<PathDiff>,
 }
 
-/// Parses and checks `json` exactly as [`crate::rollback`] would (format,
-/// MAC), then says what it would do to every captured path and created
-/// directory, sorted by path. Reads the tree; writes nothing.
+/// What a rollback of a snapshot under a root would do.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Plan {
+    /// One item per captured path, created directory and directory in the
+    /// way, sorted by path.
+    pub items: Vec<PlanItem>,
+    /// The root the snapshot was taken under, when it records one and it
+    /// differs from the root given (the rollback still goes on unless
+    /// `strict_root`).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub other_root: Option<String>,
+}
+
+impl Plan {
+    /// The items whose action is `action`.
+    pub fn with_action(&self, action: PlanAction) -> impl Iterator<Item = &PlanItem> {
+        self.items.iter().filter(move |i| i.action == action)
+    }
+}
+
+/// Checks `snapshot` exactly as [`crate::rollback`] would (MAC, digests,
+/// links, root), then says what it would do to every captured path and
+/// created directory. Reads the tree; writes nothing. A refused snapshot is
+/// an `Err` here as it is there.
 pub fn plan_rollback<R: Root + ?Sized>(
     root: &R,
-    json: &str,
-    options: &RollbackOptions,
-) -> Result<Vec<PlanItem>> {
-    let snapshot = Snapshot::parse(json, &ParseOptions::allowing_git_dir(options.allow_git_dir))?;
-    if let Some(key) = &options.key {
-        seal::verify(&snapshot, key)?;
-    }
-    let mut items = Vec::new();
-    for path in snapshot.entries.keys().chain(snapshot.links.keys()) {
-        items.push(plan_path(root, &snapshot, path, options.on_conflict)?);
-    }
-    for dir in &snapshot.created_dirs {
-        let exists = root
-            .metadata(dir)?
-            .is_some_and(|m| m.kind == EntryKind::Dir);
-        if exists && !snapshot.entries.contains_key(dir) {
-            items.push(PlanItem {
-                path: dir.to_string(),
-                action: PlanAction::Rmdir,
-                conflict: false,
-            });
+    snapshot: &Snapshot,
+    options: &PlanOptions,
+) -> Result<Plan> {
+    let decided = decide::decide(root, snapshot, options, decide::Observe::plan())?;
+    let mut plan = decided.plan();
+    if let Some(diff) = &options.diff {
+        let deadline = crate::diff::plan_deadline();
+        for (item, decision) in plan.items.iter_mut().zip(&decided.decisions) {
+            item.diff = crate::diff::describe(root, decision, diff, deadline)?;
         }
     }
-    items.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(items)
-}
-
-fn plan_path<R: Root + ?Sized>(
-    root: &R,
-    snapshot: &Snapshot,
-    path: &RelPath,
-    on_conflict: OnConflict,
-) -> Result<PlanItem> {
-    let now = observe(root, path)?;
-    let conflict = is_conflict(snapshot, path, &now.state);
-    let wanted = captured_state(snapshot, path);
-    let mode_ok = match (&now.file, snapshot.modes.get(path)) {
-        (Some((_, mode)), Some(want)) => mode == want,
-        _ => true,
-    };
-    let action = if conflict && on_conflict == OnConflict::Skip {
-        PlanAction::Conflict
-    } else if (now.state == wanted && mode_ok)
-        || (wanted == PathState::Absent && kept_dir(snapshot, path, &now.state))
-    {
-        PlanAction::Keep
-    } else if wanted == PathState::Absent {
-        PlanAction::Remove
-    } else {
-        PlanAction::Write
-    };
-    Ok(PlanItem {
-        path: path.to_string(),
-        action,
-        conflict,
-    })
-}
-
-/// A directory at a `null` entry that holds captured files stays (type flip).
-fn kept_dir(snapshot: &Snapshot, path: &RelPath, now: &PathState) -> bool {
-    *now == PathState::Dir && crate::rollback::holds_captured_content(snapshot, path)
+    Ok(plan)
 }

@@ -15,8 +15,17 @@ pub const MAX_PATH_BYTES: usize = 4096;
 pub const MAX_NAME_BYTES: usize = 255;
 
 /// A canonical relative path inside a root. See the module docs.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+///
+/// Its `Debug` form is the quoted path (`"src/a.py"`), so messages that
+/// quote a path read the same whether they hold a `RelPath` or a `&str`.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RelPath(String);
+
+impl fmt::Debug for RelPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
 
 impl RelPath {
     /// The path as a string (`src/a.py`).

@@ -9,20 +9,27 @@
 //! - [`CapRoot`] (feature `cap-std`, native targets): a real directory
 //!   opened once through cap-std.
 //! - [`MemRoot`]: an in-memory tree for tests and the wasm-bindgen package.
+//!
+//! What every root shares lives here too: [`check_expect`] (the guarded
+//! write's last look), [`walk_parents`] (the "no symlink in a parent" walk
+//! for roots that can only `lstat` whole paths) and the temp-file names of
+//! [`temp`].
 
 #[cfg(all(feature = "cap-std", unix))]
-mod cap;
+pub(crate) mod cap;
 mod mem;
+pub mod temp;
 
 #[cfg(all(feature = "cap-std", unix))]
 pub use cap::{ambient_authority, AmbientAuthority, CapRoot};
 pub use mem::{MemNode, MemRoot};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::relpath::RelPath;
 
 /// What kind of thing sits at a path (never following a final symlink).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum EntryKind {
     /// A regular file.
     File,
@@ -47,7 +54,8 @@ impl EntryKind {
 }
 
 /// The metadata of one path, as `lstat` sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Metadata {
     /// What it is.
     pub kind: EntryKind,
@@ -55,6 +63,90 @@ pub struct Metadata {
     pub len: u64,
     /// Permission bits (`mode & 0o7777`).
     pub mode: u32,
+    /// A value that changes whenever the entry changes (content, mode, or
+    /// the entry being replaced): a hash of inode and change times on a
+    /// real filesystem, a version counter in memory. `0` where the root
+    /// cannot tell (then kind, size and mode are all a comparison sees).
+    pub stamp: u64,
+}
+
+impl Metadata {
+    /// Metadata with no change stamp.
+    pub fn new(kind: EntryKind, len: u64, mode: u32) -> Metadata {
+        Metadata {
+            kind,
+            len,
+            mode,
+            stamp: 0,
+        }
+    }
+
+    /// The same metadata with `stamp` as its change stamp.
+    pub fn with_stamp(self, stamp: u64) -> Metadata {
+        Metadata { stamp, ..self }
+    }
+}
+
+/// What must be at a path right before a write or a removal replaces it:
+/// the last look of a guarded rollback. A root checks it immediately before
+/// its rename or unlink and fails with [`Error::Conflict`] when the path
+/// changed; what remains is the few instructions between that check and the
+/// rename.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Expect {
+    /// Whatever is there (an unguarded rollback).
+    #[default]
+    Any,
+    /// Nothing may be there.
+    Absent,
+    /// Exactly this entry, unchanged (kind, size, mode and stamp).
+    Same(Metadata),
+}
+
+/// How [`Root::write_file`] and [`Root::write_link`] replace a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WriteOptions {
+    /// Permission bits of a written file (`mode & 0o7777`; links ignore it).
+    pub mode: u32,
+    /// fsync the written file before it is renamed into place.
+    pub durable: bool,
+    /// What must be at the path right before the rename.
+    pub expect: Expect,
+    /// An empty directory at the path is removed right before the rename
+    /// (a type flip back to a file: the gap is that one rename).
+    pub replace_empty_dir: bool,
+}
+
+impl WriteOptions {
+    /// A plain write of a file with `mode`: durable, no expectation.
+    pub fn new(mode: u32) -> WriteOptions {
+        WriteOptions {
+            mode,
+            durable: true,
+            expect: Expect::Any,
+            replace_empty_dir: false,
+        }
+    }
+
+    /// Sets [`WriteOptions::durable`].
+    pub fn with_durable(mut self, durable: bool) -> WriteOptions {
+        self.durable = durable;
+        self
+    }
+
+    /// Sets [`WriteOptions::expect`].
+    pub fn with_expect(mut self, expect: Expect) -> WriteOptions {
+        self.expect = expect;
+        self
+    }
+
+    /// Sets [`WriteOptions::replace_empty_dir`].
+    pub fn with_replace_empty_dir(mut self, replace: bool) -> WriteOptions {
+        self.replace_empty_dir = replace;
+        self
+    }
 }
 
 /// A directory capability: everything this crate reads or writes goes through it.
@@ -66,32 +158,41 @@ pub trait Root {
     /// parent is missing or is not a directory).
     fn metadata(&self, path: &RelPath) -> Result<Option<Metadata>>;
 
-    /// The bytes of the regular file at `path`. Fails with `too_large` when
-    /// it holds more than `max_bytes`, and `not_a_file` when it is not a file.
+    /// The names of the entries of the directory `dir` (`None` is the
+    /// root), in no particular order, without `.` and `..`.
+    fn read_dir(&self, dir: Option<&RelPath>) -> Result<Vec<String>>;
+
+    /// The bytes of the regular file at `path`. Fails with `too_large`
+    /// (before reading or allocating) when it holds more than `max_bytes`,
+    /// and `not_a_file` when it is not a file.
     fn read_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<Vec<u8>>;
 
-    /// Whether the regular file at `path` holds exactly `expected` (used to
-    /// read each restored file back). The default reads it whole; a root
-    /// may compare in chunks instead.
-    fn file_equals(&self, path: &RelPath, expected: &[u8]) -> Result<bool> {
-        Ok(self.read_file(path, Some(expected.len() as u64))? == expected)
+    /// Feeds the bytes of the regular file at `path` to `visit`, in order,
+    /// without holding the whole file where the root can stream (used for
+    /// digests of files of any size). The default reads the file whole.
+    fn visit_file(&self, path: &RelPath, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
+        visit(&self.read_file(path, None)?);
+        Ok(())
     }
 
     /// The target text of the symlink at `path` (must be UTF-8).
     fn read_link(&self, path: &RelPath) -> Result<String>;
 
     /// Atomically replaces whatever file or link is at `path` with a regular
-    /// file holding `bytes` and permission bits `mode`: a temp file in the
-    /// same directory, written, chmod-ed, fsync-ed when `durable`, then
+    /// file holding `bytes`: a temp file in the same directory, written,
+    /// chmod-ed, fsync-ed when asked, [`WriteOptions::expect`] checked, then
     /// renamed over `path`. The parent must exist. Never writes in place.
-    fn write_file(&self, path: &RelPath, bytes: &[u8], mode: u32, durable: bool) -> Result<()>;
+    /// A replaced file's owner and group are kept where the process may
+    /// set them.
+    fn write_file(&self, path: &RelPath, bytes: &[u8], options: &WriteOptions) -> Result<()>;
 
     /// Atomically replaces whatever file or link is at `path` with a symlink
-    /// whose target text is `target`.
-    fn write_link(&self, path: &RelPath, target: &str) -> Result<()>;
+    /// whose target text is `target` (same expectations as `write_file`).
+    fn write_link(&self, path: &RelPath, target: &str, options: &WriteOptions) -> Result<()>;
 
-    /// Removes the file or symlink at `path` (never a directory).
-    fn remove_file(&self, path: &RelPath) -> Result<()>;
+    /// Removes the file or symlink at `path` (never a directory), after
+    /// checking `expect` right before the unlink.
+    fn remove_file(&self, path: &RelPath, expect: Expect) -> Result<()>;
 
     /// Creates one directory (its parent must exist).
     fn create_dir(&self, path: &RelPath) -> Result<()>;
@@ -104,8 +205,10 @@ pub trait Root {
 
     /// Removes temp files this crate left in `dir` (`None` is the root)
     /// while replacing any of `names` and never renamed (a crash or a kill
-    /// mid-write); returns how many. Roots whose writes cannot leave a
-    /// temp file behind keep the default, which does nothing.
+    /// mid-write); returns how many. Only files it can prove are its own
+    /// and abandoned are removed: the name must carry [`temp`]'s check, and
+    /// no live writer may hold it. Roots whose writes cannot leave a temp
+    /// file behind keep the default, which does nothing.
     fn remove_stray_temps(&self, dir: Option<&RelPath>, names: &[&str]) -> Result<usize> {
         let _ = (dir, names);
         Ok(0)
@@ -113,31 +216,43 @@ pub trait Root {
 
     /// The absolute spellings of the root that absolute input paths may
     /// start with (for example the path as given and its canonical form).
-    /// Empty when the root has no absolute path.
-    fn absolute_prefixes(&self) -> Vec<String>;
+    /// Empty (the default) when the root has no absolute path.
+    fn absolute_prefixes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// The canonical absolute path of the root, recorded in snapshots as
+    /// where they were taken; the default is the last of
+    /// [`Root::absolute_prefixes`].
+    fn canonical_path(&self) -> Option<String> {
+        self.absolute_prefixes().pop()
+    }
 }
 
 impl<R: Root + ?Sized> Root for &R {
     fn metadata(&self, path: &RelPath) -> Result<Option<Metadata>> {
         (**self).metadata(path)
     }
+    fn read_dir(&self, dir: Option<&RelPath>) -> Result<Vec<String>> {
+        (**self).read_dir(dir)
+    }
     fn read_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<Vec<u8>> {
         (**self).read_file(path, max_bytes)
     }
-    fn file_equals(&self, path: &RelPath, expected: &[u8]) -> Result<bool> {
-        (**self).file_equals(path, expected)
+    fn visit_file(&self, path: &RelPath, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
+        (**self).visit_file(path, visit)
     }
     fn read_link(&self, path: &RelPath) -> Result<String> {
         (**self).read_link(path)
     }
-    fn write_file(&self, path: &RelPath, bytes: &[u8], mode: u32, durable: bool) -> Result<()> {
-        (**self).write_file(path, bytes, mode, durable)
+    fn write_file(&self, path: &RelPath, bytes: &[u8], options: &WriteOptions) -> Result<()> {
+        (**self).write_file(path, bytes, options)
     }
-    fn write_link(&self, path: &RelPath, target: &str) -> Result<()> {
-        (**self).write_link(path, target)
+    fn write_link(&self, path: &RelPath, target: &str, options: &WriteOptions) -> Result<()> {
+        (**self).write_link(path, target, options)
     }
-    fn remove_file(&self, path: &RelPath) -> Result<()> {
-        (**self).remove_file(path)
+    fn remove_file(&self, path: &RelPath, expect: Expect) -> Result<()> {
+        (**self).remove_file(path, expect)
     }
     fn create_dir(&self, path: &RelPath) -> Result<()> {
         (**self).create_dir(path)
@@ -154,7 +269,67 @@ impl<R: Root + ?Sized> Root for &R {
     fn absolute_prefixes(&self) -> Vec<String> {
         (**self).absolute_prefixes()
     }
+    fn canonical_path(&self) -> Option<String> {
+        (**self).canonical_path()
+    }
 }
 
 /// Default permission bits for a restored file whose mode was not recorded.
 pub const DEFAULT_FILE_MODE: u32 = 0o644;
+
+/// Checks what is at `path` right now (`found`) against `expect`; the
+/// error, when it does not match, is [`Error::Conflict`] (code `conflict`).
+pub fn check_expect(path: &RelPath, found: Option<&Metadata>, expect: Expect) -> Result<()> {
+    let matches = match expect {
+        Expect::Any => true,
+        Expect::Absent => found.is_none(),
+        Expect::Same(want) => found == Some(&want),
+    };
+    if matches {
+        Ok(())
+    } else {
+        Err(Error::Conflict {
+            what: format!("{path:?}"),
+            reason: "it changed while the rollback ran; left as it is".into(),
+        })
+    }
+}
+
+/// Where [`walk_parents`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Parents {
+    /// Every ancestor is a directory.
+    Dirs,
+    /// An ancestor is missing or is not a directory: nothing can be at the path.
+    Absent,
+}
+
+/// The "no symlink in a parent" walk, for roots that can only `lstat`
+/// whole paths (a JS filesystem, WASI): `lstat` each ancestor of `path`,
+/// outermost first. A symlink is an error (never followed); a missing
+/// ancestor or one that is not a directory means nothing is at the path.
+pub fn walk_parents(
+    path: &RelPath,
+    mut lstat: impl FnMut(&RelPath) -> Result<Option<Metadata>>,
+) -> Result<Parents> {
+    for dir in path.ancestors() {
+        match lstat(&dir)?.map(|m| m.kind) {
+            Some(EntryKind::Dir) => {}
+            Some(EntryKind::Symlink) => return Err(parent_is_symlink(path)),
+            _ => return Ok(Parents::Absent),
+        }
+    }
+    Ok(Parents::Dirs)
+}
+
+/// The error for a path whose parent is a symlink: never followed.
+pub fn parent_is_symlink(path: &RelPath) -> Error {
+    Error::io(
+        path.as_str(),
+        std::io::Error::new(
+            std::io::ErrorKind::NotADirectory,
+            "a parent is a symlink (not followed)",
+        ),
+    )
+}

@@ -10,26 +10,48 @@
 //!
 //! `entries` and `created_dirs` are what the seed's Python module reads and
 //! writes; `modes`, `links`, `digests` (SHA-256 hex of each file), `applied`
-//! (post-batch states, see `record_applied`) and `mac` (HMAC-SHA256 hex) are
-//! extensions it ignores. Keys are canonical
+//! (post-batch states, see `record_applied`), `root` (where it was taken),
+//! `critical` and `mac` (HMAC-SHA256 hex) are extensions it ignores. How the
+//! format grows is written in `docs/FORMAT.md`: unknown top-level members are
+//! kept and ignored unless `critical` names them. Keys are canonical
 //! [`RelPath`]s; anything else is rejected before anything is touched.
 
 mod encode;
+mod index;
 mod inspect;
+mod json;
+pub(crate) mod links;
 mod parse;
 pub(crate) mod validate;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use encode::SnapshotEncoder;
+pub(crate) use encode::SnapshotEncoder;
+pub(crate) use index::Index;
 pub use inspect::{inspect_snapshot, CapturedKind, CapturedPath};
+pub use json::SnapshotJson;
 
-use crate::digest::{PathState, Sha256Digest};
-use crate::error::Result;
+use crate::digest::{sha256, PathState, Sha256Digest};
+use crate::error::{Error, Result};
+use crate::parallel;
 use crate::relpath::RelPath;
+use crate::seal::{KeyId, SealKey};
 
 /// The only snapshot version this crate reads and writes.
 pub const SNAPSHOT_VERSION: u64 = 1;
+
+/// The extensions (optional top-level members) this build understands; a
+/// snapshot may name any of them in `critical`.
+pub const KNOWN_EXTENSIONS: [&str; 8] = [
+    "modes",
+    "links",
+    "digests",
+    "applied",
+    "root",
+    "critical",
+    "mac",
+    "created_dirs",
+];
 
 /// Size limits applied while parsing, before anything is decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,58 +73,162 @@ impl Default for Limits {
     }
 }
 
+impl Limits {
+    /// Sets [`Limits::max_snapshot_bytes`].
+    pub fn with_max_snapshot_bytes(mut self, bytes: usize) -> Limits {
+        self.max_snapshot_bytes = bytes;
+        self
+    }
+
+    /// Sets [`Limits::max_entries`].
+    pub fn with_max_entries(mut self, entries: usize) -> Limits {
+        self.max_entries = entries;
+        self
+    }
+}
+
 /// How strictly to read a snapshot.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ParseOptions {
     /// Accept keys with a `.git` component (refused by default).
     pub allow_git_dir: bool,
     /// Size limits.
     pub limits: Limits,
+    /// Refuse the snapshot (`unauthenticated`) unless it is sealed with
+    /// this key; checked before any costly validation.
+    pub key: Option<SealKey>,
 }
 
 impl ParseOptions {
     /// Default options, with `.git` keys allowed or not.
     pub fn allowing_git_dir(allow_git_dir: bool) -> ParseOptions {
-        ParseOptions {
-            allow_git_dir,
-            ..ParseOptions::default()
-        }
+        ParseOptions::default().with_allow_git_dir(allow_git_dir)
+    }
+
+    /// Sets [`ParseOptions::allow_git_dir`].
+    pub fn with_allow_git_dir(mut self, allow: bool) -> ParseOptions {
+        self.allow_git_dir = allow;
+        self
+    }
+
+    /// Sets [`ParseOptions::limits`].
+    pub fn with_limits(mut self, limits: Limits) -> ParseOptions {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets [`ParseOptions::key`].
+    pub fn with_key(mut self, key: Option<SealKey>) -> ParseOptions {
+        self.key = key;
+        self
     }
 }
 
-/// A parsed, validated snapshot.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// A parsed, validated snapshot. It can only be made by parsing text (or
+/// by this crate's own capture), so one that exists is valid.
+#[derive(Debug, Clone, Default)]
 pub struct Snapshot {
     /// Captured paths: the original bytes, or `None` if the path did not exist.
-    pub entries: BTreeMap<RelPath, Option<Vec<u8>>>,
+    pub(crate) entries: BTreeMap<RelPath, Option<Vec<u8>>>,
     /// Directories the batch would create; the only ones rollback may prune.
-    pub created_dirs: BTreeSet<RelPath>,
+    pub(crate) created_dirs: BTreeSet<RelPath>,
     /// Permission bits of captured files.
-    pub modes: BTreeMap<RelPath, u32>,
+    pub(crate) modes: BTreeMap<RelPath, u32>,
     /// Captured symlinks and their target text.
-    pub links: BTreeMap<RelPath, String>,
-    /// SHA-256 of each captured file's bytes (extension `digests`).
-    pub digests: BTreeMap<RelPath, Sha256Digest>,
-    /// The state of each captured path right after the batch, recorded by
-    /// `record_applied` (extension `applied`): the human-edit guard.
-    pub applied: BTreeMap<RelPath, PathState>,
-    /// HMAC-SHA256 over the canonical text without `mac` (extension `mac`).
-    pub mac: Option<Sha256Digest>,
+    pub(crate) links: BTreeMap<RelPath, String>,
+    /// SHA-256 of each captured file's bytes.
+    pub(crate) digests: BTreeMap<RelPath, Sha256Digest>,
+    /// The state of each captured path right after the batch.
+    pub(crate) applied: BTreeMap<RelPath, PathState>,
+    /// The canonical absolute path of the root it was taken under.
+    pub(crate) root: Option<String>,
+    /// The extensions a reader must understand (`critical`).
+    pub(crate) critical: BTreeSet<String>,
+    /// Members this build does not know, kept as canonical JSON text.
+    pub(crate) extensions: BTreeMap<String, String>,
+    /// HMAC-SHA256 over the canonical text without `mac`.
+    pub(crate) mac: Option<Sha256Digest>,
+    /// The key this snapshot was verified with, when parsed with one.
+    pub(crate) verified_with: Option<KeyId>,
 }
+
+impl PartialEq for Snapshot {
+    fn eq(&self, other: &Snapshot) -> bool {
+        // What the snapshot says, not how it was read.
+        self.entries == other.entries
+            && self.created_dirs == other.created_dirs
+            && self.modes == other.modes
+            && self.links == other.links
+            && self.digests == other.digests
+            && self.applied == other.applied
+            && self.root == other.root
+            && self.critical == other.critical
+            && self.extensions == other.extensions
+            && self.mac == other.mac
+    }
+}
+
+impl Eq for Snapshot {}
 
 impl Snapshot {
     /// Parses and validates `json`; any problem is a typed error and
-    /// nothing of the snapshot is returned.
+    /// nothing of the snapshot is returned. With a key, the MAC is checked
+    /// right after the text is read, before any costly validation.
     pub fn parse(json: &str, options: &ParseOptions) -> Result<Snapshot> {
-        let snapshot = parse::parse(json, options)?;
-        snapshot.validate(options.allow_git_dir)?;
+        let mut snapshot = parse::parse(json, options)?;
+        if let Some(key) = &options.key {
+            crate::seal::verify(&snapshot, key)?;
+            snapshot.verified_with = Some(key.id()?);
+        }
+        validate::validate(&snapshot, options.allow_git_dir)?;
         Ok(snapshot)
     }
 
-    /// Checks the cross-field rules (see the module docs of `validate`).
-    pub fn validate(&self, allow_git_dir: bool) -> Result<()> {
-        validate::validate(self, allow_git_dir)
+    /// The captured files and new paths, sorted: each path with its bytes,
+    /// or `None` for a path that did not exist.
+    pub fn entries(&self) -> impl Iterator<Item = (&RelPath, Option<&[u8]>)> {
+        self.entries.iter().map(|(p, c)| (p, c.as_deref()))
+    }
+
+    /// The captured symlinks and their target text, sorted.
+    pub fn links(&self) -> impl Iterator<Item = (&RelPath, &str)> {
+        self.links.iter().map(|(p, t)| (p, t.as_str()))
+    }
+
+    /// The directories the batch would create (the only ones rollback may prune).
+    pub fn created_dirs(&self) -> impl Iterator<Item = &RelPath> {
+        self.created_dirs.iter()
+    }
+
+    /// The recorded permission bits of a captured file.
+    pub fn mode(&self, path: &RelPath) -> Option<u32> {
+        self.modes.get(path).copied()
+    }
+
+    /// The recorded SHA-256 of a captured file.
+    pub fn digest(&self, path: &RelPath) -> Option<&Sha256Digest> {
+        self.digests.get(path)
+    }
+
+    /// The post-batch state `record_applied` recorded for a path.
+    pub fn applied(&self, path: &RelPath) -> Option<&PathState> {
+        self.applied.get(path)
+    }
+
+    /// Whether `record_applied` recorded post-batch states.
+    pub fn has_applied(&self) -> bool {
+        !self.applied.is_empty()
+    }
+
+    /// The root the snapshot was taken under (canonical absolute path), if recorded.
+    pub fn root(&self) -> Option<&str> {
+        self.root.as_deref()
+    }
+
+    /// Whether the snapshot carries a MAC.
+    pub fn is_sealed(&self) -> bool {
+        self.mac.is_some()
     }
 
     /// Every captured path (entries and links), sorted.
@@ -117,13 +243,29 @@ impl Snapshot {
         all
     }
 
-    /// The deterministic JSON text of this snapshot.
-    pub fn to_json(&self) -> String {
-        self.encode(true)
+    /// The number of captured paths (entries and links).
+    pub fn len(&self) -> usize {
+        self.entries.len() + self.links.len()
     }
 
-    /// The canonical text the MAC covers: [`Snapshot::to_json`] without `mac`.
-    pub fn canonical_unsealed(&self) -> String {
+    /// Whether nothing is captured.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The deterministic JSON text of this snapshot.
+    pub fn to_json(&self) -> SnapshotJson {
+        SnapshotJson(self.encode(true))
+    }
+
+    /// The text of this snapshot sealed with `key` (an HMAC-SHA256 over
+    /// the canonical text, in `mac`), replacing any MAC it had.
+    pub fn sealed(&self, key: &SealKey) -> Result<SnapshotJson> {
+        crate::seal::seal_text(self.canonical_unsealed(), key).map(SnapshotJson)
+    }
+
+    /// The canonical text the MAC covers: the text without `mac`.
+    pub(crate) fn canonical_unsealed(&self) -> String {
         self.encode(false)
     }
 
@@ -141,6 +283,31 @@ impl Snapshot {
             .map(|(k, v)| k.as_str().len() + 8 + v.as_ref().map_or(4, |b| b.len() / 3 * 4 + 4))
             .sum::<usize>()
             + 64
+    }
+
+    /// Checks every captured file's bytes against its recorded digest (in
+    /// parallel for large snapshots). A mismatch anywhere makes the whole
+    /// snapshot invalid: rollback and plan refuse it before touching anything.
+    pub fn verify_digests(&self) -> Result<()> {
+        let files: Vec<(&RelPath, &[u8], &Sha256Digest)> = self
+            .entries
+            .iter()
+            .filter_map(|(path, content)| {
+                let digest = self.digests.get(path)?;
+                content.as_deref().map(|bytes| (path, bytes, digest))
+            })
+            .collect();
+        let intact = parallel::map(
+            &files,
+            |(_, bytes, _)| bytes.len(),
+            |(_, bytes, digest)| sha256(bytes) == **digest,
+        );
+        match files.iter().zip(intact).find(|(_, ok)| !ok) {
+            Some(((path, _, _), _)) => Err(Error::malformed(format!(
+                "entries: the bytes of {path:?} do not match their digest (corrupted or forged)"
+            ))),
+            None => Ok(()),
+        }
     }
 }
 

@@ -12,7 +12,8 @@ use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use agent_checkpoint::root::ambient_authority;
-use agent_checkpoint::{capture, rollback, CapRoot, CaptureOptions, ErrorCode, RollbackOptions};
+use agent_checkpoint::{capture, CapRoot, CaptureOptions, ErrorCode, RollbackOptions};
+use common::rollback_text;
 use common::{read_native, TreeNode};
 
 /// A temp dir with `root/` (the project) and `outside/` (a sentinel tree).
@@ -64,7 +65,7 @@ fn hard_link_to_outside_file_is_replaced_not_written_through() {
     std::fs::remove_file(w.root.join("a.txt")).unwrap();
     std::fs::hard_link(w.outside.join("secret.txt"), w.root.join("a.txt")).unwrap();
     let before = w.outside_tree();
-    let report = rollback(&w.cap(), &snap, &RollbackOptions::default());
+    let report = rollback_text(&w.cap(), &snap, &RollbackOptions::default());
     assert!(report.ok(), "{report:?}");
     assert_eq!(
         std::fs::read_to_string(w.root.join("a.txt")).unwrap(),
@@ -86,7 +87,7 @@ fn symlink_pointing_outside_is_never_written_through() {
     symlink(w.outside.join("secret.txt"), w.root.join("a.txt")).unwrap();
     symlink(w.outside.join("dir/inner.txt"), w.root.join("new.txt")).unwrap();
     let before = w.outside_tree();
-    let report = rollback(&w.cap(), &snap, &RollbackOptions::default());
+    let report = rollback_text(&w.cap(), &snap, &RollbackOptions::default());
     assert!(report.ok(), "{report:?}");
     assert_eq!(w.outside_tree(), before);
     let meta = std::fs::symlink_metadata(w.root.join("a.txt")).unwrap();
@@ -125,7 +126,7 @@ fn parent_swapped_for_symlink_to_outside_is_not_followed() {
     symlink(w.outside.join("dir"), w.root.join("sub")).unwrap();
     symlink(w.outside.join("dir"), w.root.join("made")).unwrap();
     let before = w.outside_tree();
-    let report = rollback(&w.cap(), &snap, &RollbackOptions::default());
+    let report = rollback_text(&w.cap(), &snap, &RollbackOptions::default());
     assert_eq!(w.outside_tree(), before, "outside changed");
     assert!(report.valid());
     let unrestored: Vec<&str> = report.unrestored.iter().map(|u| u.path.as_str()).collect();
@@ -151,7 +152,7 @@ fn malformed_snapshots_change_nothing_inside_or_outside() {
         r#"{"version":1,"entries":{"keep.txt":"Y2hhbmdlZA=="},"links":{"l":"../outside"}}"#,
         r#"{"version":9,"entries":{"keep.txt":null}}"#,
     ] {
-        let report = rollback(&w.cap(), bad, &RollbackOptions::default());
+        let report = rollback_text(&w.cap(), bad, &RollbackOptions::default());
         assert!(!report.valid(), "{bad}");
         assert_eq!(read_native(&w.root).unwrap(), inside, "{bad}");
         assert_eq!(w.outside_tree(), outside, "{bad}");
@@ -173,7 +174,7 @@ fn absolute_paths_through_the_roots_real_location() {
         format!("{}/a.txt", real.display()),
     ];
     let snap = capture(&root, &paths, &CaptureOptions::default()).unwrap();
-    assert_eq!(agent_checkpoint::snapshot_paths(&snap), ["a.txt"]);
+    assert_eq!(agent_checkpoint::snapshot_paths(snap.as_str()), ["a.txt"]);
 }
 
 #[test]
@@ -195,7 +196,7 @@ fn modes_and_non_utf8_bytes_round_trip_exactly() {
     for name in ["bin", "p600", "p755", "p640"] {
         std::fs::remove_file(w.root.join(name)).unwrap();
     }
-    let report = rollback(&w.cap(), &snap, &RollbackOptions::default());
+    let report = rollback_text(&w.cap(), &snap, &RollbackOptions::default());
     assert!(report.ok(), "{report:?}");
     assert_eq!(read_native(&w.root).unwrap(), before);
 }
@@ -206,39 +207,26 @@ fn stray_temp_files_of_an_interrupted_run_are_removed_and_nothing_else() {
     write(&w.root.join("a.txt"), "A");
     write(&w.root.join("sub/b.txt"), "B");
     let snap = capture(&w.cap(), ["a.txt", "sub/b.txt"], &CaptureOptions::default()).unwrap();
-    let prefix = |name: &str| {
-        let d = agent_checkpoint::digest::sha256(name.as_bytes());
-        format!(
-            ".ckpt-{}-",
-            agent_checkpoint::digest::to_hex(&d)[..8].to_owned()
-        )
-    };
+    let temp = |name: &str| agent_checkpoint::root::temp::temp_name(name).unwrap();
     // What a run killed mid-write leaves: temp files named for its targets.
-    let stray_a = w
-        .root
-        .join(format!("{}0123456789abcdef.tmp", prefix("a.txt")));
-    let stray_b = w
-        .root
-        .join(format!("sub/{}fedcba9876543210.tmp", prefix("b.txt")));
+    let stray_a = w.root.join(temp("a.txt"));
+    let stray_b = w.root.join("sub").join(temp("b.txt"));
     write(&stray_a, "half");
     write(&stray_b, "half");
-    // Not ours to remove: another name's temp, a user's look-alike files.
-    let other = w
-        .root
-        .join(format!("{}0000000000000000.tmp", prefix("other.txt")));
+    // Not ours to remove: another name's temp, a user's look-alike files
+    // (the old pattern, without the check a temp name of ours carries).
+    let other = w.root.join(temp("other.txt"));
     write(&other, "not captured");
     write(&w.root.join(".ckpt-user.tmp"), "user");
-    write(
-        &w.root.join(format!("{}notes.txt", prefix("a.txt"))),
-        "user",
-    );
-    let report = rollback(&w.cap(), &snap, &RollbackOptions::default());
+    let hash = &temp("a.txt")[6..14];
+    let look_alike = w.root.join(format!(".ckpt-{hash}-0123456789abcdef.tmp"));
+    write(&look_alike, "user");
+    write(&w.root.join(format!(".ckpt-{hash}-notes.txt")), "user");
+    let report = rollback_text(&w.cap(), &snap, &RollbackOptions::default());
     assert!(report.ok(), "{report:?}");
     assert!(!stray_a.exists() && !stray_b.exists(), "strays removed");
     assert!(other.exists(), "a temp of an uncaptured path stays");
     assert!(w.root.join(".ckpt-user.tmp").exists());
-    assert!(w
-        .root
-        .join(format!("{}notes.txt", prefix("a.txt")))
-        .exists());
+    assert!(look_alike.exists(), "a look-alike without our check stays");
+    assert!(w.root.join(format!(".ckpt-{hash}-notes.txt")).exists());
 }

@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 
 use agent_checkpoint::root::{MemNode, Root};
 use agent_checkpoint::{
-    capture, rollback, snapshot_paths, CapRoot, CaptureOptions, MemRoot, RelPath, RollbackOptions,
+    capture, snapshot_paths, CapRoot, CaptureOptions, MemRoot, ParseOptions, RecordOptions,
+    RelPath, RollbackOptions, SealKey, Snapshot,
 };
 use base64::Engine as _;
 use serde_json::Value;
@@ -115,12 +116,16 @@ fn play<R: Root>(
                         .ok_or("path must be a string")
                 })
                 .collect::<Result<_, _>>()?;
-            let mut options = CaptureOptions::default();
-            options.allow_git_dir = case["capture_options"]["allow_git_dir"]
-                .as_bool()
-                .unwrap_or(false);
-            options.max_file_bytes = case["capture_options"]["max_file_bytes"].as_u64();
-            options.key = key_of(&case["capture_options"]);
+            let mut options = CaptureOptions::default()
+                .with_allow_git_dir(
+                    case["capture_options"]["allow_git_dir"]
+                        .as_bool()
+                        .unwrap_or(false),
+                )
+                .with_key(key_of(&case["capture_options"])?);
+            if let Some(max) = case["capture_options"]["max_file_bytes"].as_u64() {
+                options = options.with_max_file_bytes(max);
+            }
             match (
                 capture(root, &paths, &options),
                 case.get("expect_capture_error"),
@@ -137,7 +142,7 @@ fn play<R: Root>(
                 (Ok(s), Some(code)) => {
                     return Err(format!("capture should fail with {code}, gave {s}"))
                 }
-                (Ok(s), None) => s,
+                (Ok(s), None) => s.into_string(),
             }
         }
         "rollback" => match &case["snapshot"] {
@@ -190,7 +195,8 @@ fn play<R: Root>(
         common::check_eq("snapshot", want, &got)?;
     }
     if let Some(want) = case.get("expect_snapshot_text").and_then(Value::as_str) {
-        common::check_eq("snapshot text", want, snapshot.as_str())?;
+        let canonical = root.canonical_path().unwrap_or_default();
+        common::check_eq("snapshot text", &substitute(want, &canonical), &snapshot)?;
     }
     if op == "capture" {
         return common::check_tree(&before, &read_tree()?);
@@ -208,19 +214,14 @@ fn play<R: Root>(
         );
         snapshot = snapshot.replacen(from, to, 1);
     }
-    let options = rollback_options(&case["rollback_options"])?;
+    let (parse, options) = rollback_options(&case["rollback_options"])?;
     if case["record_applied"].as_bool() == Some(true) {
-        let key = key_of(&case["rollback_options"]);
-        match (
-            agent_checkpoint::record_applied(
-                root,
-                &snapshot,
-                options.allow_git_dir,
-                key.as_deref(),
-            ),
-            case.get("expect_record_error"),
-        ) {
-            (Ok(s), None) => snapshot = s,
+        let key = key_of(&case["rollback_options"])?;
+        let recorded = Snapshot::parse(&snapshot, &parse.clone().with_key(None)).and_then(|s| {
+            agent_checkpoint::record_applied(root, &s, &RecordOptions::default().with_key(key))
+        });
+        match (recorded, case.get("expect_record_error")) {
+            (Ok(s), None) => snapshot = s.into_string(),
             (Err(e), Some(code)) => {
                 return common::check_eq(
                     "record_applied error",
@@ -239,37 +240,47 @@ fn play<R: Root>(
     {
         mutate(root, step)?;
     }
+    let plan_options = options.plan_options().with_diff(diff_options(
+        &case["diff_options"],
+        case.get("expect_diff"),
+    )?);
+    let plan = Snapshot::parse(&snapshot, &parse)
+        .and_then(|s| agent_checkpoint::plan_rollback(root, &s, &plan_options));
     if let Some(want) = case.get("expect_plan") {
-        let plan = agent_checkpoint::plan_rollback(root, &snapshot, &options);
-        match (plan, want.as_str()) {
+        match (&plan, want.as_str()) {
             (Err(e), Some(code)) => common::check_eq("plan error", code, e.code().as_str())?,
             (Err(e), None) => return Err(format!("plan failed: {e}")),
-            (Ok(items), _) => {
-                let got: Vec<Value> = items
-                    .iter()
-                    .map(|i| serde_json::json!({"path": i.path, "action": i.action.as_str(), "conflict": i.conflict}))
-                    .collect();
-                common::check_eq("plan", want, &Value::Array(got))?;
-            }
+            (Ok(plan), _) => common::check_eq("plan", want, &plan_json(plan))?,
         }
+    }
+    if let (Some(want), Ok(plan)) = (case.get("expect_diff"), &plan) {
+        common::check_eq("diffs", want, &diffs_json(plan))?;
     }
     let passes = case["rollback_times"].as_u64().unwrap_or(1);
     let mutated = read_tree()?;
-    let mut report = rollback(root, &snapshot, &options);
+    let mut report = common::rollback_text_with(root, &snapshot, &parse, &options);
+    // The plan is a contract: the rollback carried out exactly that plan.
+    if let (Ok(plan), true) = (&plan, report.valid()) {
+        common::check_eq(
+            "plan carried out",
+            &plan_json(plan),
+            &plan_json(&report.plan),
+        )?;
+    }
     for _ in 1..passes {
-        report = rollback(root, &snapshot, &options);
+        report = common::rollback_text_with(root, &snapshot, &parse, &options);
     }
     if case["check_redo"].as_bool() == Some(true) {
-        let redo = report.redo.clone().ok_or("no redo snapshot")?;
-        let again = rollback(root, &redo, &options);
+        let redo = report.redo_text().ok_or("no redo snapshot")?;
+        let again = common::rollback_text_with(root, &redo, &parse, &options);
         if !again.ok() {
             return Err(format!(
-                "rolling back the redo failed: {:?}",
-                again.unrestored
+                "rolling back the redo failed: {:?} {:?}",
+                again.unrestored, again.error
             ));
         }
         common::check_tree(&mutated, &read_tree()?).map_err(|e| format!("after redo: {e}"))?;
-        rollback(root, &snapshot, &options);
+        let _ = common::rollback_text_with(root, &snapshot, &parse, &options);
     }
     check_report(case, &report)?;
     let expected = match case.get("expect_tree") {
@@ -280,31 +291,141 @@ fn play<R: Root>(
     common::check_tree(&expected, &read_tree()?)
 }
 
-fn key_of(options: &Value) -> Option<Vec<u8>> {
-    options["key"].as_str().map(|k| k.as_bytes().to_vec())
+fn key_of(options: &Value) -> Result<Option<SealKey>, String> {
+    options["key"]
+        .as_str()
+        .map(|k| SealKey::try_from(k).map_err(|e| e.to_string()))
+        .transpose()
 }
 
-fn rollback_options(v: &Value) -> Result<RollbackOptions, String> {
-    let mut options = RollbackOptions::default();
-    options.durable = v["durable"].as_bool().unwrap_or(true);
-    options.allow_git_dir = v["allow_git_dir"].as_bool().unwrap_or(false);
-    options.redo = v["redo"].as_bool().unwrap_or(true);
-    options.key = key_of(v);
-    if let Some(name) = v["on_conflict"].as_str() {
-        options.on_conflict =
-            agent_checkpoint::OnConflict::from_name(name).ok_or("bad on_conflict")?;
+/// The plan as the vectors spell it: `{path, action, conflict}`, plus the
+/// `code` of a refused path.
+fn plan_json(plan: &agent_checkpoint::Plan) -> Value {
+    Value::Array(
+        plan.items
+            .iter()
+            .map(|i| {
+                let mut item = serde_json::json!({
+                    "path": i.path, "action": i.action.as_str(), "conflict": i.conflict
+                });
+                if let Some(code) = i.code {
+                    item["code"] = Value::from(code.as_str());
+                }
+                item
+            })
+            .collect(),
+    )
+}
+
+/// The diff options of a case that expects diffs (`None` otherwise).
+fn diff_options(
+    v: &Value,
+    expect: Option<&Value>,
+) -> Result<Option<agent_checkpoint::DiffOptions>, String> {
+    if expect.is_none() {
+        return Ok(None);
     }
-    Ok(options)
+    let mut options = agent_checkpoint::DiffOptions::default();
+    if let Some(context) = v["context"].as_u64() {
+        options = options.with_context(usize::try_from(context).map_err(|e| e.to_string())?);
+    }
+    if let Some(max) = v["max_bytes"].as_u64() {
+        options = options.with_max_bytes(max);
+    }
+    Ok(Some(options))
 }
 
-fn check_report(case: &Value, report: &agent_checkpoint::RollbackReport) -> Result<(), String> {
+/// The plan's diffs as the vectors spell them: path -> `{summary, text?}`,
+/// after checking the hunks say what the text says.
+fn diffs_json(plan: &agent_checkpoint::Plan) -> Value {
+    let mut out = serde_json::Map::new();
+    for item in &plan.items {
+        let Some(diff) = &item.diff else { continue };
+        let mut entry = serde_json::json!({ "summary": diff.summary });
+        if let Some(text) = &diff.text {
+            entry["text"] = Value::from(text.as_str());
+            assert_eq!(
+                hunks_text(diff),
+                text.lines()
+                    .skip(2)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    .replace("\r", "")
+                    .replace("\n\\ No newline at end of file", ""),
+                "{}: hunks",
+                item.path
+            );
+        }
+        out.insert(item.path.clone(), entry);
+    }
+    Value::Object(out)
+}
+
+/// The hunks written back as unified-diff lines (without headers and
+/// without the no-newline markers), to compare with the text.
+fn hunks_text(diff: &agent_checkpoint::PathDiff) -> String {
+    let mut lines = Vec::new();
+    for h in &diff.hunks {
+        let range = |start: usize, n: usize| {
+            if n == 1 {
+                start.to_string()
+            } else {
+                format!("{start},{n}")
+            }
+        };
+        lines.push(format!(
+            "@@ -{} +{} @@",
+            range(h.old_start, h.old_lines),
+            range(h.new_start, h.new_lines)
+        ));
+        let (mut old, mut new) = (h.old_start.max(1), h.new_start.max(1));
+        for l in &h.lines {
+            assert_eq!(
+                l.old_line,
+                (l.kind != agent_checkpoint::DiffLineKind::Added).then_some(old)
+            );
+            assert_eq!(
+                l.new_line,
+                (l.kind != agent_checkpoint::DiffLineKind::Removed).then_some(new)
+            );
+            old += usize::from(l.old_line.is_some());
+            new += usize::from(l.new_line.is_some());
+            lines.push(format!("{}{}", l.kind.marker(), l.text));
+        }
+    }
+    lines.join("\n")
+}
+
+fn rollback_options(v: &Value) -> Result<(ParseOptions, RollbackOptions), String> {
+    let key = key_of(v)?;
+    let parse = ParseOptions::default()
+        .with_allow_git_dir(v["allow_git_dir"].as_bool().unwrap_or(false))
+        .with_key(key.clone());
+    let mut options = RollbackOptions::default()
+        .with_durable(v["durable"].as_bool().unwrap_or(true))
+        .with_redo(v["redo"].as_bool().unwrap_or(true))
+        .with_restore_setid(v["restore_setid"].as_bool().unwrap_or(false))
+        .with_strict_root(v["strict_root"].as_bool().unwrap_or(false))
+        .with_key(key);
+    if let Some(name) = v["on_conflict"].as_str() {
+        options = options.with_on_conflict(
+            agent_checkpoint::OnConflict::from_name(name).ok_or("bad on_conflict")?,
+        );
+    }
+    if let Some(max) = v["max_file_bytes"].as_u64() {
+        options = options.with_max_file_bytes(max);
+    }
+    Ok((parse, options))
+}
+
+fn check_report(case: &Value, report: &common::TextReport) -> Result<(), String> {
     let want = &case["expect_report"];
     if let Some(ok) = want["ok"].as_bool() {
         common::check_eq(
             &format!(
                 "ok (unrestored: {:?}, error: {:?})",
                 report.unrestored,
-                report.error.as_ref().map(|e| e.to_string())
+                report.error.as_ref().map(ToString::to_string)
             ),
             &ok,
             &report.ok(),
@@ -326,6 +447,28 @@ fn check_report(case: &Value, report: &agent_checkpoint::RollbackReport) -> Resu
         let want: Vec<String> =
             serde_json::from_value(conflicts.clone()).map_err(|e| e.to_string())?;
         common::check_eq("conflicts", &want, &report.conflicts)?;
+    }
+    if let Some(codes) = want.get("unrestored_codes") {
+        let got: Value = report
+            .unrestored
+            .iter()
+            .map(|u| (u.path.clone(), Value::from(u.code.as_str())))
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+        common::check_eq("unrestored codes", codes, &got)?;
+    }
+    if let Some(paths) = want.get("not_in_redo") {
+        let want: Vec<String> = serde_json::from_value(paths.clone()).map_err(|e| e.to_string())?;
+        let got: Vec<String> = report.not_in_redo.iter().map(|n| n.path.clone()).collect();
+        common::check_eq("not_in_redo", &want, &got)?;
+    }
+    if let Some(other) = want.get("other_root") {
+        let got = report.other_root().map(Value::from);
+        common::check_eq(
+            "other_root",
+            &Some(other.clone()),
+            &got.or(Some(Value::Null)),
+        )?;
     }
     if let Some(has_redo) = want.get("has_redo").and_then(Value::as_bool) {
         common::check_eq("has redo", &has_redo, &report.redo.is_some())?;
@@ -363,9 +506,9 @@ fn mutate<R: Root>(root: &R, step: &Value) -> Result<(), String> {
         let TreeNode::File { bytes, mode } = node else {
             return Err("write needs text or b64".into());
         };
-        root.write_file(&p, &bytes, mode, false)
+        root.write_file(&p, &bytes, &common::write_options(mode))
     } else if step.get("delete").is_some() {
-        root.remove_file(&rel("delete")?)
+        root.remove_file(&rel("delete")?, Default::default())
     } else if step.get("rmdir").is_some() {
         root.remove_dir(&rel("rmdir")?)
     } else if step.get("mkdir").is_some() {
@@ -375,7 +518,8 @@ fn mutate<R: Root>(root: &R, step: &Value) -> Result<(), String> {
     } else if step.get("symlink").is_some() {
         let p = rel("symlink")?;
         ensure_parents(&p)?;
-        root.write_link(&p, step["target"].as_str().ok_or("symlink needs a target")?)
+        let target = step["target"].as_str().ok_or("symlink needs a target")?;
+        root.write_link(&p, target, &common::write_options(0o777))
     } else {
         return Err(format!("unknown mutation {step}"));
     };

@@ -5,6 +5,10 @@
 //! a symlinked parent directory, a hard link to a file outside, a FIFO, a
 //! socket, a device, `.git`, a non-UTF-8 name).
 //!
+//! A third test generates snapshots whose link targets climb through other
+//! links (made by the snapshot itself, or already in the tree) and lets the
+//! kernel judge where each link resolves.
+//!
 //! It proves: nothing outside the root changes (a sentinel tree next to the
 //! root is fingerprinted with inodes and mtimes before and after every
 //! attempt); inside the root nothing changes but the paths the snapshot
@@ -16,6 +20,7 @@
     reason = "test code: a panic is a failing test"
 )]
 
+mod common;
 mod reliability_sentinel;
 
 use std::cell::RefCell;
@@ -28,10 +33,11 @@ use std::process::Command;
 
 use agent_checkpoint::root::ambient_authority;
 use agent_checkpoint::{
-    capture, rollback, snapshot_paths, CapRoot, CaptureOptions, ErrorCode, RollbackOptions,
+    capture, snapshot_paths, CapRoot, CaptureOptions, ErrorCode, ParseOptions, RollbackOptions,
 };
+use common::rollback_text;
 use reliability_sentinel::{
-    changed_keys, figure, fingerprint_tree, is_temp_name, long_run, stray_temps, Fingerprint,
+    changed_keys, figure, fingerprint_tree, is_temp_name, long_run, stray_temps, Fingerprint, Rng,
 };
 
 /// A temp dir holding `root/` (the project, full of traps) and, around it,
@@ -486,19 +492,20 @@ fn snapshot_json(entries: &serde_json::Value, extra: &[(&str, serde_json::Value)
     doc.to_string()
 }
 
-/// Runs the rollback of `json` and classifies it.
-fn roll(w: &World, json: &str, options: &RollbackOptions) -> Outcome {
-    let report = rollback(&w.cap(), json, options);
+/// Runs the rollback of `json` (parsed with `parse`) and classifies it.
+fn roll(w: &World, json: &str, (parse, options): (&ParseOptions, &RollbackOptions)) -> Outcome {
+    let report = common::rollback_text_with(&w.cap(), json, parse, options);
     match report.error_code() {
         Some(code) => Outcome::Refused(code),
         None => Outcome::Applied(snapshot_paths(json)),
     }
 }
 
-const PATH_CODES: [ErrorCode; 3] = [
+const PATH_CODES: [ErrorCode; 4] = [
     ErrorCode::InvalidPath,
     ErrorCode::PathEscapesRoot,
     ErrorCode::NotAFile,
+    ErrorCode::NotADirectory,
 ];
 const SNAPSHOT_CODES: [ErrorCode; 3] = [
     ErrorCode::MalformedSnapshot,
@@ -520,21 +527,22 @@ fn no_path_form_reaches_outside_the_root_or_beyond_its_captured_paths() {
     };
     // fsync does nothing for confinement and costs most of the time here;
     // the planted-traps test below runs durable.
-    let mut options = RollbackOptions::default();
-    options.durable = false;
-    let mut loose = options.clone();
-    loose.allow_git_dir = true;
+    let options = RollbackOptions::default().with_durable(false);
+    let strict_parse = ParseOptions::default();
+    let loose_parse = ParseOptions::allowing_git_dir(true);
+    let strict = (&strict_parse, &options);
+    let loose = (&loose_parse, &options);
     for form in &forms {
         // 1. As a capture path; a snapshot that comes back is rolled back
         // after the "batch" removed every captured path.
         let outcome = match capture(&w.cap(), [form], &CaptureOptions::default()) {
             Err(e) => Outcome::Refused(e.code()),
             Ok(snap) => {
-                let keys = snapshot_paths(&snap);
+                let keys = snapshot_paths(snap.as_str());
                 for key in &keys {
                     let _ = std::fs::remove_file(w.root.join(key));
                 }
-                let report = rollback(&w.cap(), &snap, &options);
+                let report = rollback_text(&w.cap(), &snap, &options);
                 assert!(report.ok(), "{form:?}: {report:?}");
                 Outcome::Applied(keys)
             }
@@ -545,7 +553,7 @@ fn no_path_form_reaches_outside_the_root_or_beyond_its_captured_paths() {
             let mut entries = serde_json::Map::new();
             entries.insert(form.clone(), value);
             let json = snapshot_json(&entries.into(), &[]);
-            for opts in [&options, &loose] {
+            for opts in [strict, loose] {
                 let outcome = roll(&w, &json, opts);
                 tally.check(&w, "entry key", form, outcome, &SNAPSHOT_CODES);
             }
@@ -555,13 +563,13 @@ fn no_path_form_reaches_outside_the_root_or_beyond_its_captured_paths() {
             &serde_json::json!({}),
             &[("links", serde_json::json!({ form.as_str(): "plain.txt" }))],
         );
-        let outcome = roll(&w, &json, &options);
+        let outcome = roll(&w, &json, strict);
         tally.check(&w, "link key", form, outcome, &SNAPSHOT_CODES);
         let json = snapshot_json(
             &serde_json::json!({}),
             &[("links", serde_json::json!({ "newlink": form }))],
         );
-        for opts in [&options, &loose] {
+        for opts in [strict, loose] {
             let outcome = roll(&w, &json, opts);
             tally.check(&w, "link target", form, outcome, &SNAPSHOT_CODES);
         }
@@ -571,14 +579,14 @@ fn no_path_form_reaches_outside_the_root_or_beyond_its_captured_paths() {
                 &serde_json::json!({ format!("{form}/{below}"): null }),
                 &[("created_dirs", serde_json::json!([form]))],
             );
-            let outcome = roll(&w, &json, &options);
+            let outcome = roll(&w, &json, strict);
             tally.check(&w, "created_dirs item", form, outcome, &SNAPSHOT_CODES);
         }
         let json = snapshot_json(
             &serde_json::json!({ "fresh/x.txt": null }),
             &[("created_dirs", serde_json::json!(["fresh", form]))],
         );
-        let outcome = roll(&w, &json, &options);
+        let outcome = roll(&w, &json, strict);
         tally.check(&w, "created_dirs item", form, outcome, &SNAPSHOT_CODES);
     }
     figure(
@@ -674,7 +682,7 @@ fn traps_planted_by_the_batch_are_replaced_not_followed() {
             let _ = std::fs::remove_file(&full);
             std::fs::create_dir_all(full.parent().unwrap()).unwrap();
             plant(&full, key);
-            let report = rollback(&w.cap(), &snap, &RollbackOptions::default());
+            let report = rollback_text(&w.cap(), &snap, &RollbackOptions::default());
             attempts += 1;
             assert!(report.ok(), "{what} at {key}: {report:?}");
             let after = w.sentinel_tree();
@@ -701,7 +709,7 @@ fn traps_planted_by_the_batch_are_replaced_not_followed() {
     w.reset();
     std::fs::remove_dir_all(w.root.join("dir")).unwrap();
     symlink(outside.join("dir"), w.root.join("dir")).unwrap();
-    let report = rollback(&w.cap(), &snap, &RollbackOptions::default());
+    let report = rollback_text(&w.cap(), &snap, &RollbackOptions::default());
     attempts += 1;
     assert!(report.valid());
     let unrestored: Vec<&str> = report.unrestored.iter().map(|u| u.path.as_str()).collect();
@@ -713,5 +721,305 @@ fn traps_planted_by_the_batch_are_replaced_not_followed() {
     figure(
         "confinement",
         &format!("{attempts} planted traps, 0 changed outside"),
+    );
+}
+
+/// The names a generated link target is made of: the tree's dirs and
+/// files, the links the tree or the snapshot may hold, `.` and `..`.
+const TARGET_PARTS: [&str; 14] = [
+    ".", "..", "..", "a", "b", "x", "y", "s", "p", "q", "t", "u", "up", "pp",
+];
+
+/// Where a generated snapshot may put a link.
+const LINK_KEYS: [&str; 10] = [
+    "t", "u", "s", "p", "a/t", "a/s", "a/p", "b/t", "b/q", "a/b/t",
+];
+
+/// Links a tree may already hold (rollback leaves those it does not capture).
+const TREE_LINKS: [(&str, &str); 6] = [
+    ("up", ".."),
+    ("a/s", "."),
+    ("a/p", ".."),
+    ("b/q", "../a"),
+    ("a/b/pp", "../.."),
+    ("s", "a/b"),
+];
+
+/// What the kernel makes of a link once it is on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kernel {
+    /// Resolves to something inside the root.
+    Inside,
+    /// Names nothing (yet): a missing or non-directory component.
+    Dangling,
+    /// Too many levels of links.
+    Loop,
+    /// Resolution leaves the root.
+    Escapes,
+}
+
+/// Resolves `key` (following every link) beneath `dir` the way the kernel
+/// does (`openat2` with `RESOLVE_BENEATH` under cap-std on Linux).
+fn kernel_resolves(dir: &cap_std::fs::Dir, key: &str) -> Kernel {
+    match dir.metadata(key) {
+        Ok(_) => Kernel::Inside,
+        Err(e) if e.raw_os_error() == Some(40) => Kernel::Loop,
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            Kernel::Dangling
+        }
+        Err(e) => {
+            assert!(
+                e.kind() == std::io::ErrorKind::PermissionDenied || e.raw_os_error() == Some(18),
+                "{key}: unexpected {e:?}"
+            );
+            Kernel::Escapes
+        }
+    }
+}
+
+/// Links a snapshot may make that others then climb through: to `.`, to
+/// a parent, to a sibling, or to another such link.
+const CLIMBERS: [(&str, &str); 6] = [
+    ("a/s", "."),
+    ("a/p", ".."),
+    ("b/q", "../a"),
+    ("s", "a/b"),
+    ("t", "a/s"),
+    ("u", "b/q"),
+];
+
+/// A generated link target: random parts; or (five in twelve) the issue's
+/// shape, a path through names that may be links to `.` or to a parent
+/// (each counts as a level in the text, not for the kernel), then about as
+/// many `..` as it has names, so the text lands back where it started.
+fn link_target(rng: &mut Rng, root_abs: &str) -> String {
+    let pick = |rng: &mut Rng, from: &[&'static str]| from[rng.below(from.len() as u64) as usize];
+    match rng.below(12) {
+        0 => format!("{root_abs}/{}", pick(rng, &["a/x", "../outside/x", "up/x"])),
+        1..=5 => {
+            let heads = [
+                ("a/s", "s"),
+                ("a/p", "a/p"),
+                ("s", "pp"),
+                ("up", "x"),
+                ("b/q", "s"),
+                ("t", "t"),
+                ("u", "s"),
+                ("a/b/pp", "a/s"),
+            ];
+            let (head, tail) = heads[rng.below(heads.len() as u64) as usize];
+            let path = format!("{head}{}", format!("/{tail}").repeat(rng.below(4) as usize));
+            let names = path.split('/').count() as u64;
+            let climbs = (names + rng.below(3)).saturating_sub(1);
+            let end = pick(rng, &["etc/passwd", "x", "outside/x", "a/x", "b"]);
+            format!("{path}/{}{end}", "../".repeat(climbs as usize))
+        }
+        _ => {
+            let n = 1 + rng.below(6) as usize;
+            (0..n)
+                .map(|_| pick(rng, &TARGET_PARTS))
+                .collect::<Vec<_>>()
+                .join("/")
+        }
+    }
+}
+
+/// Whether `target`, read as text from the link at `key` (each `..`
+/// cancelling the name before it), stays inside the root: the check that
+/// let finding 1 through.
+fn stays_inside_as_text(key: &str, target: &str) -> bool {
+    if target.starts_with('/') {
+        return false;
+    }
+    let mut depth = key.matches('/').count();
+    for part in target.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if depth == 0 => return false,
+            ".." => depth -= 1,
+            _ => depth += 1,
+        }
+    }
+    true
+}
+
+/// Empties `root` and builds the base tree plus `links` (from [`TREE_LINKS`]).
+fn build_link_tree(root: &Path, links: &[(&str, &str)]) {
+    for entry in std::fs::read_dir(root).unwrap() {
+        let path = entry.unwrap().path();
+        if std::fs::symlink_metadata(&path).unwrap().is_dir() {
+            std::fs::remove_dir_all(&path).unwrap();
+        } else {
+            std::fs::remove_file(&path).unwrap();
+        }
+    }
+    std::fs::create_dir_all(root.join("a/b")).unwrap();
+    std::fs::create_dir_all(root.join("b")).unwrap();
+    std::fs::write(root.join("a/x"), "x").unwrap();
+    std::fs::write(root.join("b/y"), "y").unwrap();
+    for (link, target) in links {
+        symlink(target, root.join(link)).unwrap();
+    }
+}
+
+/// Snapshots whose link targets climb through other links — links the
+/// snapshot creates (`a/s -> .`, `p -> ..`) and links already in the tree
+/// (`up -> ..`, `b/q -> ../a`) — generated at random (`RELIABILITY_SEED`
+/// replays). The kernel is the judge: each snapshot's links are first made
+/// by hand in a scratch copy of the tree and resolved there (cap-std,
+/// `openat2` beneath the root). A snapshot with a link the kernel resolves
+/// outside the root is refused whole (parse, plan and rollback) and touches
+/// nothing; one the core accepts is rolled back, and every link it made
+/// resolves inside, per the kernel again. Refusals are typed.
+#[test]
+fn link_targets_through_links_never_resolve_outside_the_root() {
+    let mut rng = Rng::from_env("confinement");
+    let cases = reliability_sentinel::env_count(
+        "RELIABILITY_LINK_CASES",
+        if long_run() { 20_000 } else { 600 },
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let top = tmp.path().canonicalize().unwrap();
+    for (path, text) in [
+        ("outside/x", "outside"),
+        ("outside/etc/passwd", "root:x:0:0"),
+    ] {
+        let full = top.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, text).unwrap();
+    }
+    let root = top.join("root");
+    std::fs::create_dir(&root).unwrap();
+    let scratch_tmp = tempfile::tempdir().unwrap();
+    let scratch = scratch_tmp.path().join("root");
+    std::fs::create_dir(&scratch).unwrap();
+    let root_abs = root.to_str().unwrap().to_owned();
+    let sentinel = fingerprint_tree(&top, &["root"]);
+    let options = RollbackOptions::default().with_durable(false);
+    let mut verdicts: BTreeMap<Kernel, usize> = BTreeMap::new();
+    let mut refused: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut refused_kernel_inside: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let (mut accepted, mut links_made, mut smuggled, mut refused_by_tree) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for case in 0..cases {
+        let tree_links: Vec<(&str, &str)> = TREE_LINKS
+            .iter()
+            .copied()
+            .filter(|_| rng.below(2) == 0)
+            .collect();
+        let mut links = BTreeMap::new();
+        if rng.below(2) == 0 {
+            let (key, target) = CLIMBERS[rng.below(CLIMBERS.len() as u64) as usize];
+            links.insert(key.to_owned(), target.to_owned());
+        }
+        for _ in 0..1 + rng.below(3) {
+            let key = LINK_KEYS[rng.below(LINK_KEYS.len() as u64) as usize];
+            links.insert(key.to_owned(), link_target(&mut rng, &root_abs));
+        }
+        let json = serde_json::json!({"version": 1, "entries": {}, "links": links}).to_string();
+        let shown = format!("case {case}: tree links {tree_links:?}, snapshot {json}");
+        // The kernel's verdict, on a scratch copy with the links made by hand.
+        build_link_tree(&scratch, &tree_links);
+        for (key, target) in &links {
+            let full = scratch.join(key);
+            if std::fs::symlink_metadata(&full).is_ok() {
+                std::fs::remove_file(&full).unwrap();
+            }
+            symlink(target, &full).unwrap();
+        }
+        let scratch_dir =
+            cap_std::fs::Dir::open_ambient_dir(&scratch, ambient_authority()).unwrap();
+        let verdict = links
+            .keys()
+            .map(|k| kernel_resolves(&scratch_dir, k))
+            .max()
+            .unwrap();
+        *verdicts.entry(verdict).or_default() += 1;
+        // The issue's class: each target alone looks inside, as text.
+        if verdict == Kernel::Escapes && links.iter().all(|(k, t)| stays_inside_as_text(k, t)) {
+            smuggled += 1;
+        }
+        // The core, on the real root.
+        build_link_tree(&root, &tree_links);
+        let before = fingerprint_tree(&root, &[]);
+        let cap = CapRoot::open(&root, ambient_authority()).unwrap();
+        let plan = common::plan_text(&cap, &json, &options.plan_options());
+        let report = rollback_text(&cap, &json, &options);
+        match report.error_code() {
+            Some(code) => {
+                *refused.entry(code.as_str()).or_default() += 1;
+                // Refused by the snapshot alone, or only against the tree.
+                if agent_checkpoint::Snapshot::parse(&json, &Default::default()).is_ok() {
+                    refused_by_tree += 1;
+                }
+                if verdict == Kernel::Inside {
+                    *refused_kernel_inside.entry(code.as_str()).or_default() += 1;
+                }
+                if !matches!(
+                    code,
+                    ErrorCode::PathEscapesRoot
+                        | ErrorCode::InvalidPath
+                        | ErrorCode::MalformedSnapshot
+                ) {
+                    failures.push(format!("{shown}: refused with {code:?}"));
+                }
+                if plan.as_ref().err().map(agent_checkpoint::Error::code) != Some(code) {
+                    failures.push(format!("{shown}: plan says {plan:?}, rollback {code:?}"));
+                }
+                let changed = changed_keys(&before, &fingerprint_tree(&root, &[]));
+                if !changed.is_empty() {
+                    failures.push(format!("{shown}: refused, yet changed {changed:?}"));
+                }
+            }
+            None => {
+                accepted += 1;
+                if verdict == Kernel::Escapes {
+                    failures.push(format!(
+                        "{shown}: accepted, the kernel resolves a link outside"
+                    ));
+                }
+                let dir = cap_std::fs::Dir::open_ambient_dir(&root, ambient_authority()).unwrap();
+                for (key, target) in &links {
+                    let made = std::fs::read_link(root.join(key))
+                        .is_ok_and(|t| t.to_str() == Some(target.as_str()));
+                    if !made {
+                        continue;
+                    }
+                    links_made += 1;
+                    if kernel_resolves(&dir, key) == Kernel::Escapes {
+                        failures.push(format!("{shown}: {key} resolves outside after rollback"));
+                    }
+                }
+            }
+        }
+        let now = fingerprint_tree(&top, &["root"]);
+        if now != sentinel {
+            failures.push(format!(
+                "{shown}: outside changed {:?}",
+                changed_keys(&sentinel, &now)
+            ));
+        }
+    }
+    figure(
+        "confinement",
+        &format!(
+            "links through links: {cases} generated snapshots, kernel verdicts {verdicts:?} \
+             ({smuggled} escaping only through links: every target looks inside as text); \
+             {accepted} accepted ({links_made} links made, 0 resolving outside), refused by code {refused:?} \
+             ({refused_by_tree} of them only against the links already in the tree; \
+             by code, {refused_kernel_inside:?} the kernel resolves inside: links straight to the root, refused by policy), \
+             {} failures",
+            failures.len()
+        ),
+    );
+    assert!(
+        failures.is_empty(),
+        "{:#?}",
+        &failures[..failures.len().min(20)]
     );
 }

@@ -16,6 +16,7 @@
     reason = "test code: a panic is a failing test"
 )]
 
+mod common;
 mod reliability_sentinel;
 
 use std::collections::BTreeMap;
@@ -25,7 +26,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use agent_checkpoint::root::ambient_authority;
-use agent_checkpoint::{capture, rollback, CapRoot, CaptureOptions, RollbackOptions};
+use agent_checkpoint::{capture, CapRoot, CaptureOptions, RollbackOptions};
 use reliability_sentinel::{env_count, figure, long_run, stray_temps, Rng};
 
 const ROLE: &str = "AGENT_CHECKPOINT_CRASH_TEST_ROLE";
@@ -42,10 +43,9 @@ fn crash_child() {
     let dir = PathBuf::from(std::env::var(DIR).unwrap());
     let root = CapRoot::open(dir.join("root"), ambient_authority()).unwrap();
     let snap = std::fs::read_to_string(dir.join("snapshot.json")).unwrap();
-    let mut options = RollbackOptions::default();
-    options.redo = false;
+    let options = RollbackOptions::default().with_redo(false);
     std::fs::write(dir.join("started"), b"").unwrap();
-    let report = rollback(&root, &snap, &options);
+    let report = common::rollback_text(&root, &snap, &options);
     assert!(report.ok(), "{report:?}");
 }
 
@@ -90,6 +90,30 @@ fn apply_batch(root: &Path, batch: &BTreeMap<&'static str, Option<(Vec<u8>, u32)
     }
 }
 
+/// The type-flipped path: a file before the batch, a directory holding
+/// `inner` after it.
+const FLIP: &str = "flip.bin";
+
+/// What is at [`FLIP`]: `"file"`, `"dir"` or `"missing"`.
+fn flip_state(root: &Path) -> &'static str {
+    match std::fs::symlink_metadata(root.join(FLIP)) {
+        Ok(m) if m.is_file() => "file",
+        Ok(m) if m.is_dir() => "dir",
+        Ok(_) => "other",
+        Err(_) => "missing",
+    }
+}
+
+/// The batch's flip: the file goes, a directory with a file comes.
+fn apply_flip(root: &Path) {
+    let full = root.join(FLIP);
+    if full.is_file() {
+        std::fs::remove_file(&full).unwrap();
+    }
+    std::fs::create_dir_all(&full).unwrap();
+    std::fs::write(full.join("inner"), b"the batch's").unwrap();
+}
+
 fn spawn_child(dir: &Path) -> std::process::Child {
     Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
@@ -114,7 +138,7 @@ fn wait_for(path: &Path, child: &mut std::process::Child) {
 
 #[test]
 fn killed_rollbacks_never_leave_a_torn_file() {
-    let runs = env_count("RELIABILITY_CRASH_RUNS", if long_run() { 240 } else { 8 });
+    let runs = env_count("RELIABILITY_CRASH_RUNS", if long_run() { 300 } else { 8 });
     let mut rng = Rng::from_env("crash");
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_path_buf();
@@ -132,6 +156,7 @@ fn killed_rollbacks_never_leave_a_torn_file() {
         put(&root, path, &rng.bytes(size), mode);
     }
     put(&root, "keep.txt", b"never captured", 0o644);
+    put(&root, FLIP, &rng.bytes(2 * MIB), 0o644);
     let captured = [
         "big/a.bin",
         "big/b.bin",
@@ -139,10 +164,13 @@ fn killed_rollbacks_never_leave_a_torn_file() {
         "deep/er/d.bin",
         "gone.bin",
         "gen/new.bin",
+        FLIP,
+        "flip.bin/inner",
     ];
+    let flip_before = std::fs::read(root.join(FLIP)).unwrap();
     let cap = CapRoot::open(&root, ambient_authority()).unwrap();
     let snap = capture(&cap, captured, &CaptureOptions::default()).unwrap();
-    std::fs::write(dir.join("snapshot.json"), &snap).unwrap();
+    std::fs::write(dir.join("snapshot.json"), snap.as_str()).unwrap();
     let keep = state(&root, "keep.txt");
 
     // The batch rewrites every file (new sizes), deletes gone.bin and
@@ -155,6 +183,7 @@ fn killed_rollbacks_never_leave_a_torn_file() {
     batch.insert("gen/new.bin", Some((rng.bytes(MIB), 0o644)));
     let expects: Vec<Expect> = captured
         .iter()
+        .filter(|path| !path.starts_with(FLIP))
         .map(|path| Expect {
             path,
             snapshot: state(&root, path),
@@ -164,6 +193,7 @@ fn killed_rollbacks_never_leave_a_torn_file() {
 
     // How long an uninterrupted child takes, to spread the kills over it.
     apply_batch(&root, &batch);
+    apply_flip(&root);
     let mut child = spawn_child(&dir);
     wait_for(&dir.join("started"), &mut child);
     let started = Instant::now();
@@ -181,11 +211,12 @@ fn killed_rollbacks_never_leave_a_torn_file() {
         );
     }
 
-    let mut converge = RollbackOptions::default();
-    converge.redo = false;
+    let converge = RollbackOptions::default().with_redo(false);
     let (mut killed, mut mixed, mut with_temps, mut torn) = (0, 0, 0, Vec::new());
+    let mut flip_missing = 0;
     for run in 0..runs {
         apply_batch(&root, &batch);
+        apply_flip(&root);
         let mut child = spawn_child(&dir);
         wait_for(&dir.join("started"), &mut child);
         let delay = span.mul_f64(rng.below(1_100) as f64 / 1_000.0);
@@ -208,6 +239,15 @@ fn killed_rollbacks_never_leave_a_torn_file() {
             }
         }
         mixed += usize::from(old > 0 && new > 0);
+        // The flipped path: the old file or the batch's directory; nothing
+        // there only if the kill fell between removing the (by then empty)
+        // directory and the rename that puts the file back.
+        match flip_state(&root) {
+            "file" => assert_eq!(std::fs::read(root.join(FLIP)).unwrap(), flip_before),
+            "dir" => {}
+            "missing" => flip_missing += 1,
+            other => torn.push(format!("run {run}: {FLIP} is a {other}")),
+        }
         if !stray_temps(&root).is_empty() {
             with_temps += 1;
         }
@@ -218,11 +258,12 @@ fn killed_rollbacks_never_leave_a_torn_file() {
         );
 
         // The next rollback converges and clears the temp files.
-        let report = rollback(&cap, &snap, &converge);
+        let report = common::rollback_text(&cap, &snap, &converge);
         assert!(report.ok(), "run {run}: {report:?}");
         for e in &expects {
             assert!(state(&root, e.path) == e.snapshot, "run {run}: {}", e.path);
         }
+        assert_eq!(std::fs::read(root.join(FLIP)).unwrap(), flip_before);
         assert_eq!(
             stray_temps(&root),
             Vec::<String>::new(),
@@ -234,7 +275,8 @@ fn killed_rollbacks_never_leave_a_torn_file() {
         &format!(
             "{runs} runs, {killed} killed mid-rollback ({mixed} with old and new files side \
              by side, {with_temps} leaving temp files, all removed by the next rollback), \
-             {} torn files",
+             {} torn files; the type-flipped path missing after {flip_missing} kills (the \
+             one-rename window)",
             torn.len()
         ),
     );

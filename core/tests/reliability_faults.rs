@@ -23,10 +23,9 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 
-use agent_checkpoint::error::{Error, Result};
-use agent_checkpoint::root::{ambient_authority, MemNode, Metadata, Root};
+use agent_checkpoint::root::{ambient_authority, Expect, MemNode, Metadata, Root, WriteOptions};
 use agent_checkpoint::{
-    capture, rollback, CapRoot, CaptureOptions, MemRoot, RelPath, RollbackOptions,
+    capture, CapRoot, CaptureOptions, Error, MemRoot, RelPath, Result, RollbackOptions,
 };
 use common::{check_tree, read_native, TreeNode};
 use reliability_sentinel::{figure, stray_temps};
@@ -85,25 +84,30 @@ impl Root for FaultRoot<'_> {
     fn metadata(&self, path: &RelPath) -> Result<Option<Metadata>> {
         self.op(path.as_str(), || self.inner.metadata(path))
     }
+    fn read_dir(&self, dir: Option<&RelPath>) -> Result<Vec<String>> {
+        self.op(shown(dir), || self.inner.read_dir(dir))
+    }
     fn read_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<Vec<u8>> {
         self.op(path.as_str(), || self.inner.read_file(path, max_bytes))
     }
-    fn file_equals(&self, path: &RelPath, expected: &[u8]) -> Result<bool> {
-        self.op(path.as_str(), || self.inner.file_equals(path, expected))
+    fn visit_file(&self, path: &RelPath, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
+        self.op(path.as_str(), || self.inner.visit_file(path, visit))
     }
     fn read_link(&self, path: &RelPath) -> Result<String> {
         self.op(path.as_str(), || self.inner.read_link(path))
     }
-    fn write_file(&self, path: &RelPath, bytes: &[u8], mode: u32, durable: bool) -> Result<()> {
+    fn write_file(&self, path: &RelPath, bytes: &[u8], options: &WriteOptions) -> Result<()> {
         self.op(path.as_str(), || {
-            self.inner.write_file(path, bytes, mode, durable)
+            self.inner.write_file(path, bytes, options)
         })
     }
-    fn write_link(&self, path: &RelPath, target: &str) -> Result<()> {
-        self.op(path.as_str(), || self.inner.write_link(path, target))
+    fn write_link(&self, path: &RelPath, target: &str, options: &WriteOptions) -> Result<()> {
+        self.op(path.as_str(), || {
+            self.inner.write_link(path, target, options)
+        })
     }
-    fn remove_file(&self, path: &RelPath) -> Result<()> {
-        self.op(path.as_str(), || self.inner.remove_file(path))
+    fn remove_file(&self, path: &RelPath, expect: Expect) -> Result<()> {
+        self.op(path.as_str(), || self.inner.remove_file(path, expect))
     }
     fn create_dir(&self, path: &RelPath) -> Result<()> {
         self.op(path.as_str(), || self.inner.create_dir(path))
@@ -158,20 +162,25 @@ const CAPTURED: [&str; 9] = [
 
 /// The batch, through the root itself.
 fn batch(root: &dyn Root) {
-    root.write_file(&rel("a.txt"), b"A2", 0o644, false).unwrap();
-    root.remove_file(&rel("src/b.py")).unwrap();
+    root.write_file(&rel("a.txt"), b"A2", &common::write_options(0o644))
+        .unwrap();
+    root.remove_file(&rel("src/b.py"), Expect::Any).unwrap();
     root.create_dir(&rel("new")).unwrap();
     root.create_dir(&rel("new/x")).unwrap();
-    root.write_file(&rel("new/x/y.txt"), b"Y", 0o644, false)
+    root.write_file(&rel("new/x/y.txt"), b"Y", &common::write_options(0o644))
         .unwrap();
-    root.write_file(&rel("gone.txt"), b"G", 0o644, false)
+    root.write_file(&rel("gone.txt"), b"G", &common::write_options(0o644))
         .unwrap();
-    root.write_link(&rel("l"), "zz").unwrap();
-    root.remove_file(&rel("flip")).unwrap();
+    root.write_link(&rel("l"), "zz", &common::write_options(0o777))
+        .unwrap();
+    root.remove_file(&rel("flip"), Expect::Any).unwrap();
     root.create_dir(&rel("flip")).unwrap();
-    root.write_file(&rel("flip/z"), b"Z", 0o644, false).unwrap();
-    root.write_link(&rel("d/e.txt"), "../a.txt").unwrap();
-    root.write_file(&rel("m.sh"), b"M", 0o755, false).unwrap();
+    root.write_file(&rel("flip/z"), b"Z", &common::write_options(0o644))
+        .unwrap();
+    root.write_link(&rel("d/e.txt"), "../a.txt", &common::write_options(0o777))
+        .unwrap();
+    root.write_file(&rel("m.sh"), b"M", &common::write_options(0o755))
+        .unwrap();
 }
 
 /// A root kind under test: builds a fresh root and reads its tree.
@@ -279,7 +288,7 @@ fn every_fault(kind: &dyn Kind, options: &RollbackOptions) -> (usize, usize) {
     batch(probe.root());
     let post = probe.tree();
     let counter = FaultRoot::new(probe.root(), None, Strike::Before);
-    let report = rollback(&counter, &snap, options);
+    let report = common::rollback_text(&counter, &snap, options);
     assert!(report.ok(), "{report:?}");
     check_tree(&orig, &probe.tree()).unwrap();
     let total = counter.count.get();
@@ -288,7 +297,7 @@ fn every_fault(kind: &dyn Kind, options: &RollbackOptions) -> (usize, usize) {
         "the clean rollback made only {total} operations"
     );
 
-    let captured: BTreeSet<String> = agent_checkpoint::snapshot_paths(&snap)
+    let captured: BTreeSet<String> = agent_checkpoint::snapshot_paths(snap.as_str())
         .into_iter()
         .collect();
     let mut runs = 0;
@@ -299,7 +308,7 @@ fn every_fault(kind: &dyn Kind, options: &RollbackOptions) -> (usize, usize) {
             batch(world.root());
             check_tree(&post, &world.tree()).unwrap();
             let faulty = FaultRoot::new(world.root(), Some(k), strike);
-            let report = rollback(&faulty, &snap, options);
+            let report = common::rollback_text(&faulty, &snap, options);
             runs += 1;
             struck += usize::from(faulty.struck.get());
             let at = format!(
@@ -334,7 +343,7 @@ fn every_fault(kind: &dyn Kind, options: &RollbackOptions) -> (usize, usize) {
             }
             // The next run converges, and the one after stays there.
             for again in 1..=2 {
-                let report = rollback(world.root(), &snap, options);
+                let report = common::rollback_text(world.root(), &snap, options);
                 assert!(report.ok(), "{at}: re-run {again}: {report:?}");
                 check_tree(&orig, &world.tree())
                     .unwrap_or_else(|e| panic!("{at}: re-run {again}: {e}"));

@@ -1,10 +1,24 @@
-//! Model-based property test: random trees (files with modes, symlinks,
+//! Model-based property test: random trees (files with modes, set-id and
+//! sticky bits among them, symlinks,
 //! chains of them, empty dirs), random batches (modify, create in new nested
 //! dirs, delete, file-to-dir type flips, link-to-dir flips, new and
 //! retargeted symlinks, chmod), random spellings of the captured paths
-//! (`./p`, `x/../p`, absolute). Capture what the batch touches, apply the
-//! batch, roll back: the tree must be exactly the original, the report
-//! `ok`, and a second rollback must change nothing.
+//! (`./p`, `x/../p`, absolute), and in some cases files nobody captured
+//! written after the batch (inside the batch's new dirs, or beside them).
+//! Capture what the batch touches, apply the batch, plan, roll back:
+//!
+//! - the rollback carried out exactly the plan (`report.plan == plan`),
+//!   every `refuse` item is reported unrestored with its code, and `keep`
+//!   items were not rewritten (same change stamp);
+//! - every uncaptured file is untouched;
+//! - without uncaptured files, the tree is exactly the original and the
+//!   report `ok`; with them, it is the original plus those files (and the
+//!   directories that hold them), apart from refused paths;
+//! - a second rollback changes nothing;
+//! - set-user-id and set-group-id bits come back only with `restore_setid`
+//!   (drawn per case): a file the rollback rewrites loses them otherwise,
+//!   a file already as captured is left alone with them; sticky bits are
+//!   restored like any permission bit.
 //!
 //! 10,000 cases against the in-memory root and 300 against a real temp dir
 //! by default (`RELIABILITY_MODEL_CASES` / `RELIABILITY_MODEL_REAL_CASES`;
@@ -25,7 +39,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agent_checkpoint::root::{ambient_authority, MemNode, Root};
 use agent_checkpoint::{
-    capture, rollback, CapRoot, CaptureOptions, MemRoot, RelPath, RollbackOptions,
+    capture, CapRoot, CaptureOptions, MemRoot, PlanAction, RelPath, RollbackOptions,
 };
 use common::{check_tree, read_native, TreeNode};
 use proptest::prelude::*;
@@ -34,7 +48,12 @@ use reliability_sentinel::{env_count, figure, long_run};
 
 const MEM_ABSOLUTE: &str = "/virtual/root";
 const NAMES: [&str; 3] = ["a", "b", "c"];
-const MODES: [u32; 4] = [0o644, 0o755, 0o600, 0o640];
+/// Permission bits files get: plain ones, and set-user-id, set-group-id
+/// and sticky bits (what a rollback must not hand back unasked).
+const MODES: [u32; 8] = [0o644, 0o755, 0o600, 0o640, 0o4755, 0o2750, 0o6711, 0o1644];
+
+/// The set-user-id and set-group-id bits.
+const SETID: u32 = 0o6000;
 
 type Tree = BTreeMap<String, TreeNode>;
 
@@ -86,7 +105,7 @@ fn initial_tree(draws: &[(u8, u8, u8, u8)], paths: &[String]) -> Tree {
         let node = match kind % 5 {
             0..=2 => TreeNode::File {
                 bytes: vec![b'0' + x % 10; usize::from(y % 4)],
-                mode: MODES[usize::from(y) % MODES.len()],
+                mode: MODES[(usize::from(x / 10) + usize::from(y)) % MODES.len()],
             },
             3 => TreeNode::Link(relative_target(path, &paths[usize::from(x) % paths.len()])),
             _ => TreeNode::Dir,
@@ -105,14 +124,14 @@ enum Step {
     WriteLink(String, String),
 }
 
-/// Plans a batch on a model of the tree: the steps, and the paths to
-/// capture first (every path a step writes or removes, and every file or
-/// link a step turns into a directory).
+/// Plans a batch on a model of the tree: the steps, the paths to capture
+/// first (every path a step writes or removes, and every file or link a
+/// step turns into a directory), and the tree after the batch.
 fn plan_batch(
     orig: &Tree,
     draws: &[(u8, u8, u8, u8)],
     paths: &[String],
-) -> (Vec<Step>, BTreeSet<String>) {
+) -> (Vec<Step>, BTreeSet<String>, Tree) {
     let mut now = orig.clone();
     let mut steps = Vec::new();
     let mut captured = BTreeSet::new();
@@ -207,24 +226,67 @@ fn plan_batch(
         };
         steps.push(step);
     }
-    (steps, captured)
+    (steps, captured, now)
+}
+
+/// Files nobody captured, written after the batch where a user might put
+/// them: a new file whose parent is a directory now (often one the batch
+/// made). Each is `(path, bytes)`.
+fn strays(
+    now: &Tree,
+    captured: &BTreeSet<String>,
+    draws: &[u8],
+    paths: &[String],
+) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = Vec::new();
+    for &d in draws {
+        let path = &paths[usize::from(d) % paths.len()];
+        let free = !now.contains_key(path)
+            && !captured.contains(path)
+            && !captured.iter().any(|c| c.starts_with(&format!("{path}/")))
+            && !out
+                .iter()
+                .any(|(p, _)| p == path || p.starts_with(&format!("{path}/")))
+            && ancestors(path).iter().all(|a| {
+                matches!(now.get(a), Some(TreeNode::Dir)) && !out.iter().any(|(p, _)| p == a)
+            });
+        if free {
+            out.push((path.clone(), format!("stray {d}").into_bytes()));
+        }
+    }
+    out
 }
 
 fn run_batch(root: &dyn Root, steps: &[Step]) {
     for step in steps {
         match step {
-            Step::RemoveFile(p) => root.remove_file(&rel(p)).unwrap(),
+            Step::RemoveFile(p) => root.remove_file(&rel(p), Default::default()).unwrap(),
             Step::CreateDir(p) => root.create_dir(&rel(p)).unwrap(),
-            Step::WriteFile(p, bytes, mode) => {
-                root.write_file(&rel(p), bytes, *mode, false).unwrap()
-            }
-            Step::WriteLink(p, target) => root.write_link(&rel(p), target).unwrap(),
+            Step::WriteFile(p, bytes, mode) => root
+                .write_file(&rel(p), bytes, &common::write_options(*mode))
+                .unwrap(),
+            Step::WriteLink(p, target) => root
+                .write_link(&rel(p), target, &common::write_options(0o777))
+                .unwrap(),
         }
     }
 }
 
 fn rel(p: &str) -> RelPath {
     RelPath::try_from(p).unwrap()
+}
+
+/// Whether a directory is at `path`.
+fn is_dir(root: &dyn Root, path: &str) -> bool {
+    root.metadata(&rel(path))
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.kind == agent_checkpoint::root::EntryKind::Dir)
+}
+
+/// The change stamp of what is at `path` (`None`: nothing).
+fn stamp(root: &dyn Root, path: &str) -> Option<u64> {
+    root.metadata(&rel(path)).ok().flatten().map(|m| m.stamp)
 }
 
 /// A spelling of `path` that must resolve to it.
@@ -237,8 +299,15 @@ fn spell(path: &str, how: u8, absolute: &str) -> String {
     }
 }
 
-/// Draws for one case: initial tree, batch, spellings.
-type Case = (Vec<(u8, u8, u8, u8)>, Vec<(u8, u8, u8, u8)>, Vec<u8>);
+/// Draws for one case: initial tree, batch, spellings, uncaptured files,
+/// `restore_setid`.
+type Case = (
+    Vec<(u8, u8, u8, u8)>,
+    Vec<(u8, u8, u8, u8)>,
+    Vec<u8>,
+    Vec<u8>,
+    bool,
+);
 
 fn case_strategy() -> impl Strategy<Value = Case> {
     let draw = (any::<u8>(), any::<u8>(), any::<u8>(), any::<u8>());
@@ -246,6 +315,15 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         proptest::collection::vec(draw, 0..8),
         proptest::collection::vec(draw, 1..6),
         proptest::collection::vec(any::<u8>(), 8),
+        // Two cases in three have no uncaptured file.
+        proptest::collection::vec(any::<u8>(), 0..3).prop_map(|v| {
+            if v.len() == 1 {
+                Vec::new()
+            } else {
+                v
+            }
+        }),
+        any::<bool>(),
     )
 }
 
@@ -346,6 +424,13 @@ struct Counts {
     discarded: AtomicUsize,
     steps: AtomicUsize,
     captured: AtomicUsize,
+    strays: AtomicUsize,
+    plan_items: AtomicUsize,
+    refused: AtomicUsize,
+    kept: AtomicUsize,
+    setid_stripped: AtomicUsize,
+    setid_restored: AtomicUsize,
+    setid_left: AtomicUsize,
 }
 
 fn play(
@@ -355,9 +440,11 @@ fn play(
     counts: &Counts,
 ) -> Result<(), TestCaseError> {
     let paths = universe();
-    let (tree_draws, batch_draws, spellings) = case;
+    let (tree_draws, batch_draws, spellings, stray_draws, restore_setid) = case;
+    let options = &options.clone().with_restore_setid(*restore_setid);
     let orig = initial_tree(tree_draws, &paths);
-    let (steps, captured) = plan_batch(&orig, batch_draws, &paths);
+    let (steps, captured, after) = plan_batch(&orig, batch_draws, &paths);
+    let mut uncaptured = strays(&after, &captured, stray_draws, &paths);
     let world = harness.load(&orig);
     let loaded = world.tree();
     check_tree(&orig, &loaded).map_err(TestCaseError::fail)?;
@@ -383,14 +470,136 @@ fn play(
             return Err(TestCaseError::reject("capture refused by design"));
         }
     };
+    // Capture resolves links: a path reached through one is captured too.
+    let keys = agent_checkpoint::snapshot_paths(snap.as_str());
+    uncaptured.retain(|(p, _)| {
+        !keys
+            .iter()
+            .any(|k| k == p || k.starts_with(&format!("{p}/")))
+    });
     run_batch(world.root(), &steps);
-    let report = rollback(world.root(), &snap, options);
-    prop_assert!(report.ok(), "{report:?}\nsnapshot {snap}\nsteps {steps:?}");
-    check_tree(&orig, &world.tree())
-        .map_err(|e| TestCaseError::fail(format!("{e}\nsnapshot {snap}\nsteps {steps:?}")))?;
-    let again = rollback(world.root(), &snap, options);
-    prop_assert!(again.ok(), "second rollback: {again:?}");
-    check_tree(&orig, &world.tree()).map_err(TestCaseError::fail)?;
+    for (path, bytes) in &uncaptured {
+        world
+            .root()
+            .write_file(&rel(path), bytes, &common::write_options(0o644))
+            .unwrap();
+    }
+    let context = || format!("snapshot {snap}\nsteps {steps:?}\nuncaptured {uncaptured:?}");
+    let plan = common::plan_text(world.root(), &snap, &options.plan_options())
+        .map_err(|e| TestCaseError::fail(format!("plan failed: {e}\n{}", context())))?;
+    // A kept file or link is not rewritten. (A kept directory's stamp moves
+    // when rollback removes something inside it.)
+    let stamps: Vec<(String, Option<u64>)> = plan
+        .with_action(PlanAction::Keep)
+        .filter(|i| !is_dir(world.root(), &i.path))
+        .map(|i| (i.path.clone(), stamp(world.root(), &i.path)))
+        .collect();
+    let report = common::rollback_text(world.root(), &snap, options);
+    prop_assert!(report.valid(), "{report:?}\n{}", context());
+    prop_assert_eq!(
+        &report.plan,
+        &plan,
+        "the rollback did not carry out its plan\n{}",
+        context()
+    );
+    for (path, before) in &stamps {
+        prop_assert_eq!(
+            &stamp(world.root(), path),
+            before,
+            "{} was rewritten although the plan said keep\n{}",
+            path,
+            context()
+        );
+    }
+    let refused: Vec<(String, agent_checkpoint::ErrorCode)> = plan
+        .with_action(PlanAction::Refuse)
+        .map(|i| {
+            (
+                i.path.clone(),
+                i.code.unwrap_or(agent_checkpoint::ErrorCode::Io),
+            )
+        })
+        .collect();
+    let unrestored: Vec<(String, agent_checkpoint::ErrorCode)> = report
+        .unrestored
+        .iter()
+        .map(|u| (u.path.clone(), u.code))
+        .collect();
+    prop_assert_eq!(
+        &unrestored,
+        &refused,
+        "unrestored is not what the plan refused\n{}",
+        context()
+    );
+    let final_tree = world.tree();
+    for (path, bytes) in &uncaptured {
+        prop_assert!(
+            matches!(final_tree.get(path), Some(TreeNode::File { bytes: b, .. }) if b == bytes),
+            "uncaptured {} was touched\n{}",
+            path,
+            context()
+        );
+    }
+    // A set-id file comes back with its bits only when asked, or when it
+    // is already as captured (then rollback leaves it alone).
+    let mut expected = orig.clone();
+    let mut setid = [0usize; 3];
+    for (path, node) in expected.iter_mut() {
+        let TreeNode::File { mode, .. } = node else {
+            continue;
+        };
+        if *mode & SETID == 0 || !keys.contains(path) {
+            continue;
+        }
+        if after.get(path) == orig.get(path) {
+            setid[2] += 1;
+        } else if *restore_setid {
+            setid[1] += 1;
+        } else {
+            *mode &= !SETID;
+            setid[0] += 1;
+        }
+    }
+    for (path, bytes) in &uncaptured {
+        for a in ancestors(path) {
+            expected.entry(a).or_insert(TreeNode::Dir);
+        }
+        expected.insert(
+            path.clone(),
+            TreeNode::File {
+                bytes: bytes.clone(),
+                mode: 0o644,
+            },
+        );
+    }
+    let outside_refused = |tree: &Tree| -> Tree {
+        tree.iter()
+            .filter(|(p, _)| {
+                !refused
+                    .iter()
+                    .any(|(r, _)| *p == r || p.starts_with(&format!("{r}/")))
+            })
+            .map(|(p, n)| (p.clone(), n.clone()))
+            .collect()
+    };
+    check_tree(&outside_refused(&expected), &outside_refused(&final_tree))
+        .map_err(|e| TestCaseError::fail(format!("{e}\n{}", context())))?;
+    if uncaptured.is_empty() {
+        prop_assert!(report.ok(), "{report:?}\n{}", context());
+    }
+    let again = common::rollback_text(world.root(), &snap, options);
+    prop_assert!(again.valid(), "second rollback: {again:?}");
+    prop_assert_eq!(&again.unrestored, &report.unrestored, "second rollback");
+    check_tree(&final_tree, &world.tree()).map_err(TestCaseError::fail)?;
+    counts.strays.fetch_add(uncaptured.len(), Ordering::Relaxed);
+    counts
+        .plan_items
+        .fetch_add(plan.items.len(), Ordering::Relaxed);
+    counts.refused.fetch_add(refused.len(), Ordering::Relaxed);
+    counts.kept.fetch_add(stamps.len(), Ordering::Relaxed);
+    counts.setid_stripped.fetch_add(setid[0], Ordering::Relaxed);
+    counts.setid_restored.fetch_add(setid[1], Ordering::Relaxed);
+    counts.setid_left.fetch_add(setid[2], Ordering::Relaxed);
     counts.cases.fetch_add(1, Ordering::Relaxed);
     counts.steps.fetch_add(steps.len(), Ordering::Relaxed);
     counts.captured.fetch_add(captured.len(), Ordering::Relaxed);
@@ -403,19 +612,27 @@ fn run(name: &str, harness: &dyn Harness, cases: u32) {
     config.max_global_rejects = cases;
     config.failure_persistence = None;
     let mut runner = TestRunner::new(config);
-    let mut fast = RollbackOptions::default();
-    fast.durable = false;
+    let fast = RollbackOptions::default().with_durable(false);
     let result = runner.run(&case_strategy(), |case| {
         play(harness, &case, &fast, &counts)
     });
     figure(
         "model",
         &format!(
-            "{name}: {} cases passed ({} batch steps, {} captured paths), {} discarded",
+            "{name}: {} cases passed ({} batch steps, {} captured paths, {} uncaptured files), {} discarded; \
+             plan == rollback in every case ({} plan items: {} keep left untouched, {} refused and reported); \
+             set-id files: {} rewritten without their bits, {} restored with restore_setid, {} already as captured left alone",
             counts.cases.load(Ordering::Relaxed),
             counts.steps.load(Ordering::Relaxed),
             counts.captured.load(Ordering::Relaxed),
+            counts.strays.load(Ordering::Relaxed),
             counts.discarded.load(Ordering::Relaxed),
+            counts.plan_items.load(Ordering::Relaxed),
+            counts.kept.load(Ordering::Relaxed),
+            counts.refused.load(Ordering::Relaxed),
+            counts.setid_stripped.load(Ordering::Relaxed),
+            counts.setid_restored.load(Ordering::Relaxed),
+            counts.setid_left.load(Ordering::Relaxed),
         ),
     );
     if let Err(e) = result {
@@ -465,8 +682,7 @@ fn cases_the_model_found_stay_fixed() {
             vec![rm("a/a/b"), l("b", "a")],
         ),
     ];
-    let mut fast = RollbackOptions::default();
-    fast.durable = false;
+    let fast = RollbackOptions::default().with_durable(false);
     for (i, (nodes, captured, steps)) in cases.iter().enumerate() {
         let mut tree = Tree::new();
         for (path, node) in nodes {
@@ -479,7 +695,7 @@ fn cases_the_model_found_stay_fixed() {
             let world = harness.load(&tree);
             let snap = capture(world.root(), captured, &CaptureOptions::default()).unwrap();
             run_batch(world.root(), steps);
-            let report = rollback(world.root(), &snap, &fast);
+            let report = common::rollback_text(world.root(), &snap, &fast);
             assert!(report.ok(), "case {i}: {report:?}");
             check_tree(&tree, &world.tree()).unwrap_or_else(|e| panic!("case {i}: {e}"));
         }
@@ -498,4 +714,109 @@ fn capture_batch_rollback_restores_the_tree_on_disk() {
     let scale = if long_run() { 10 } else { 1 };
     let cases = env_count("RELIABILITY_MODEL_REAL_CASES", 300 * scale);
     run("real dir", &RealHarness, u32::try_from(cases).unwrap());
+}
+
+/// What is at the forged snapshot's path before its rollback.
+#[derive(Debug, Clone, Copy)]
+enum Before {
+    Absent,
+    OtherBytes,
+    SameBytesOtherMode,
+    AsCaptured,
+}
+
+/// Forged snapshots asking for every permission mode (`0` to `0o7777`):
+/// whatever was at the path, the file comes back with the mode asked for,
+/// minus the set-user-id and set-group-id bits unless `restore_setid` (or
+/// unless the file was already exactly as captured, then it is left
+/// alone); sticky and permission bits as asked. Every mode on the memory
+/// root, 1 in 16 of them (every high-bit combination) on a real dir (all
+/// with `RELIABILITY_LONG=1`).
+#[test]
+fn forged_modes_never_bring_set_id_bits_back_unasked() {
+    let states = [
+        Before::Absent,
+        Before::OtherBytes,
+        Before::SameBytesOtherMode,
+        Before::AsCaptured,
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("root");
+    std::fs::create_dir(&dir).unwrap();
+    let real = CapRoot::open(&dir, ambient_authority()).unwrap();
+    let probe = dir.join("probe");
+    std::fs::write(&probe, "").unwrap();
+    let as_root = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&probe).unwrap()) == 0;
+    std::fs::remove_file(&probe).unwrap();
+    let step = if long_run() { 1 } else { 16 };
+    let mut checked = [0usize; 2];
+    let mut stripped = 0;
+    let fast = RollbackOptions::default().with_durable(false);
+    for mode in 0..=0o7777_u32 {
+        let json = format!(r#"{{"version":1,"entries":{{"f":"eA=="}},"modes":{{"f":{mode}}}}}"#);
+        for (i, state) in states.iter().enumerate() {
+            for restore_setid in [false, true] {
+                let options = fast.clone().with_restore_setid(restore_setid);
+                let on_disk = (mode as usize + i).is_multiple_of(step);
+                let mem = MemRoot::new();
+                let roots: Vec<(&dyn Root, bool)> = if on_disk {
+                    vec![(&mem, false), (&real, true)]
+                } else {
+                    vec![(&mem, false)]
+                };
+                for (root, is_real) in roots {
+                    let f = rel("f");
+                    let _ = root.remove_file(&f, Default::default());
+                    let other_mode = if mode == 0o644 { 0o600 } else { 0o644 };
+                    match state {
+                        Before::Absent => {}
+                        Before::OtherBytes => root
+                            .write_file(&f, b"y", &common::write_options(mode))
+                            .unwrap(),
+                        Before::SameBytesOtherMode => root
+                            .write_file(&f, b"x", &common::write_options(other_mode))
+                            .unwrap(),
+                        Before::AsCaptured => root
+                            .write_file(&f, b"x", &common::write_options(mode))
+                            .unwrap(),
+                    }
+                    // A real file the process may not read cannot be shown
+                    // to be as captured: it is rewritten.
+                    let readable = !is_real || as_root || mode & 0o400 != 0;
+                    let left_alone = matches!(state, Before::AsCaptured) && readable;
+                    let want = if restore_setid || left_alone {
+                        mode
+                    } else {
+                        mode & !SETID
+                    };
+                    let report = common::rollback_text(root, &json, &options);
+                    assert!(report.ok(), "mode {mode:o} {state:?}: {report:?}");
+                    let got = root.metadata(&f).unwrap().unwrap().mode;
+                    assert_eq!(
+                        got, want,
+                        "mode {mode:o}, {state:?}, restore_setid {restore_setid}, real {is_real}: got {got:o}"
+                    );
+                    let item = &report.plan.items[0];
+                    let says_why = !left_alone && !restore_setid && mode & SETID != 0;
+                    assert_eq!(item.reason.is_some(), says_why, "mode {mode:o}: {item:?}");
+                    checked[usize::from(is_real)] += 1;
+                    if want != mode {
+                        stripped += 1;
+                    }
+                }
+            }
+        }
+    }
+    // Clean up a mode the temp dir's removal could not get through.
+    let _ = std::fs::set_permissions(
+        dir.join("f"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    );
+    figure(
+        "model",
+        &format!(
+            "forged modes: every mode 0..0o7777 x 4 states before x restore_setid on/off: {} rollbacks on the memory root, {} on a real dir; {} without their set-id bits, 0 set-id bits restored unasked",
+            checked[0], checked[1], stripped
+        ),
+    );
 }

@@ -14,6 +14,7 @@
     reason = "test code: a panic is a failing test"
 )]
 
+mod common;
 mod reliability_sentinel;
 
 use std::io::ErrorKind;
@@ -23,8 +24,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use agent_checkpoint::root::{ambient_authority, Root};
-use agent_checkpoint::snapshot::{ParseOptions, Snapshot};
-use agent_checkpoint::{capture, rollback, CapRoot, CaptureOptions, RelPath, RollbackOptions};
+use agent_checkpoint::{capture, CapRoot, CaptureOptions, RelPath, RollbackOptions};
+use agent_checkpoint::{ParseOptions, Snapshot};
 use reliability_sentinel::{changed_keys, env_count, figure, fingerprint_tree, long_run};
 
 const INSIDE_A: &str = "inside a";
@@ -112,9 +113,9 @@ fn parent_dir_swapped_for_an_outside_symlink_during_rollback() {
         })
     };
 
-    let mut fast = RollbackOptions::default();
-    fast.durable = false;
-    fast.redo = false;
+    let fast = RollbackOptions::default()
+        .with_durable(false)
+        .with_redo(false);
     let durable = RollbackOptions::default();
     let (mut rollbacks, mut clean, mut refused_paths) = (0usize, 0usize, 0usize);
     let (mut captures, mut captures_refused) = (0usize, 0usize);
@@ -123,15 +124,15 @@ fn parent_dir_swapped_for_an_outside_symlink_during_rollback() {
     let newfile = RelPath::try_from("victim/newdir/x.txt").unwrap();
     while swaps.load(Ordering::Relaxed) < swaps_wanted {
         // The "batch": what rollback has to undo, made through the root.
-        let _ = root.write_file(&gone, b"batch", 0o644, false);
+        let _ = root.write_file(&gone, b"batch", &common::write_options(0o644));
         let _ = root.create_dir(&newdir);
-        let _ = root.write_file(&newfile, b"batch", 0o644, false);
+        let _ = root.write_file(&newfile, b"batch", &common::write_options(0o644));
         let options = if rollbacks.is_multiple_of(16) {
             &durable
         } else {
             &fast
         };
-        let report = rollback(&root, &snap, options);
+        let report = common::rollback_text(&root, &snap, options);
         assert!(report.valid(), "{report:?}");
         rollbacks += 1;
         if report.ok() {
@@ -142,8 +143,8 @@ fn parent_dir_swapped_for_an_outside_symlink_during_rollback() {
             captures += 1;
             match capture(&root, paths, &CaptureOptions::default()) {
                 Ok(text) => {
-                    let s = Snapshot::parse(&text, &ParseOptions::default()).unwrap();
-                    for bytes in s.entries.values().flatten() {
+                    let s = Snapshot::parse(text.as_str(), &ParseOptions::default()).unwrap();
+                    for bytes in s.entries().filter_map(|(_, c)| c) {
                         let text = String::from_utf8_lossy(bytes);
                         assert!(
                             !OUTSIDE.contains(&text.as_ref()),
@@ -172,7 +173,7 @@ fn parent_dir_swapped_for_an_outside_symlink_during_rollback() {
     assert!(swaps >= swaps_wanted);
     assert!(changed.is_empty(), "outside changed: {changed:?}");
     // With the swapping over, one more rollback converges.
-    let report = rollback(&root, &snap, &durable);
+    let report = common::rollback_text(&root, &snap, &durable);
     assert!(report.ok(), "{report:?}");
     assert_eq!(
         std::fs::read_to_string(root_dir.join("victim/a.txt")).unwrap(),

@@ -1,68 +1,162 @@
-//! The `redo` snapshot: the captured paths as they are just before rollback.
+//! The `redo` snapshot: the captured paths as they are just before rollback,
+//! built from what the decision already read (no path is read twice).
 
-use std::collections::BTreeMap;
-
-use super::apply::holds_captured_content;
+use super::NotInRedo;
 use crate::capture::created_dirs;
-use crate::digest::{sha256, Observed, PathState};
-use crate::relpath::RelPath;
+use crate::digest::sha256;
+use crate::error::{Error, ErrorCode};
+use crate::observe::Now;
+use crate::plan::decide::{Decided, Step};
 use crate::root::Root;
-use crate::seal::seal_text;
+use crate::seal::{seal_text, SealKey};
 use crate::snapshot::validate::check_link_target;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Index, Snapshot, SnapshotJson};
 
-/// Builds the redo snapshot from what was observed. Paths that a snapshot
-/// cannot hold (a directory, a special file, a link the format refuses) are
-/// left out; `None` if the result would not be a valid snapshot.
+/// Builds the redo snapshot, and says which paths it cannot carry and why.
 pub(super) fn build<R: Root + ?Sized>(
     root: &R,
-    observed: &BTreeMap<RelPath, Observed>,
-    key: Option<&[u8]>,
-) -> Option<String> {
+    original: &Snapshot,
+    decided: &Decided<'_>,
+    key: Option<&SealKey>,
+) -> (Option<SnapshotJson>, Vec<NotInRedo>) {
     let mut redo = Snapshot::default();
-    for (path, now) in observed {
-        match (&now.state, &now.file) {
-            (PathState::Absent, _) => {
+    let mut left_out = Vec::new();
+    let mut leave_out = |path: &str, code: ErrorCode, reason: String| {
+        left_out.push(NotInRedo {
+            path: path.to_owned(),
+            code,
+            reason,
+        })
+    };
+    let mut dirs = Vec::new();
+    for d in decided.decisions.iter().filter(|d| d.captured) {
+        let path = &d.path;
+        match &d.now {
+            Some(Now::Absent) => {
                 redo.entries.insert(path.clone(), None);
             }
-            (PathState::File(_), Some((bytes, mode))) => {
+            Some(Now::File {
+                meta,
+                bytes: Some(bytes),
+                ..
+            }) => {
                 redo.digests.insert(path.clone(), sha256(bytes));
-                redo.modes.insert(path.clone(), *mode);
+                redo.modes.insert(path.clone(), meta.mode);
                 redo.entries.insert(path.clone(), Some(bytes.clone()));
             }
-            (PathState::Symlink(target), _) if check_link_target(path, target, true).is_ok() => {
-                redo.links.insert(path.clone(), target.clone());
-            }
-            _ => {}
+            Some(Now::File {
+                readable: false, ..
+            }) => leave_out(
+                path.as_str(),
+                ErrorCode::PermissionDenied,
+                "a file this process may not read".into(),
+            ),
+            Some(Now::File { meta, .. }) => leave_out(
+                path.as_str(),
+                ErrorCode::TooLarge,
+                format!(
+                    "a file of {} bytes, over the limit of what is read into memory (max_file_bytes)",
+                    meta.len
+                ),
+            ),
+            Some(Now::Symlink { target: None, .. }) => leave_out(
+                path.as_str(),
+                ErrorCode::PathEscapesRoot,
+                "a symlink whose target the host will not reveal (an absolute target)".into(),
+            ),
+            Some(Now::Symlink {
+                target: Some(target),
+                ..
+            }) => match check_link_target(path, target, true) {
+                Ok(()) => {
+                    redo.links.insert(path.clone(), target.clone());
+                }
+                Err(e) => leave_out(
+                    path.as_str(),
+                    e.code(),
+                    format!("a symlink to {target:?}, which a snapshot cannot hold: {e}"),
+                ),
+            },
+            Some(Now::Dir(_)) => dirs.push(path.clone()),
+            Some(Now::Other(_)) => leave_out(
+                path.as_str(),
+                ErrorCode::NotAFile,
+                "a special file (fifo, socket or device)".into(),
+            ),
+            None => match &d.step {
+                Step::Refuse(e) => leave_out(
+                    path.as_str(),
+                    e.code(),
+                    format!("it cannot be looked at: {e}"),
+                ),
+                _ => leave_out(
+                    path.as_str(),
+                    ErrorCode::NotADirectory,
+                    "it cannot be looked at (a parent is not a directory)".into(),
+                ),
+            },
         }
     }
-    // A directory at a captured path (a type flip) is "no file here": a `null`
-    // entry, kept as a directory when it holds captured files.
-    for (path, now) in observed {
-        if now.state == PathState::Dir && holds_captured_content(&redo, path) {
-            redo.entries.insert(path.clone(), None);
+    // A directory at a captured path (a type flip) is "no file here": a
+    // `null` entry, kept as a directory because it holds captured files.
+    // One that holds nothing the redo captures cannot be expressed.
+    for dir in dirs {
+        if Index::new(&redo).holds_content(&dir) {
+            redo.entries.insert(dir, None);
+        } else {
+            leave_out(
+                dir.as_str(),
+                ErrorCode::NotAFile,
+                "a directory, which a snapshot can only hold as the parent of captured files"
+                    .into(),
+            );
         }
     }
-    let missing = redo
+    let missing: Vec<_> = redo
         .entries
         .iter()
         .filter(|(_, c)| c.is_none())
-        .map(|(p, _)| p);
-    redo.created_dirs = created_dirs(root, missing).ok()?;
+        .map(|(p, _)| p.clone())
+        .collect();
+    match created_dirs(root, missing.iter(), None) {
+        Ok(dirs) => redo.created_dirs = dirs,
+        Err(e) => return (None, everything(original, &e)),
+    }
     // A directory the batch removed may hold captured files again after a
     // type flip; the format cannot express both, so such a dir is not pruned.
-    let occupied: Vec<RelPath> = redo
-        .entries
+    let index = Index::new(&redo);
+    let occupied: Vec<_> = redo
+        .created_dirs
         .iter()
-        .filter(|(_, c)| c.is_some())
-        .map(|(p, _)| p.clone())
-        .chain(redo.links.keys().cloned())
+        .filter(|d| index.holds_content(d))
+        .cloned()
         .collect();
-    redo.created_dirs
-        .retain(|d| !occupied.iter().any(|p| d.is_ancestor_of(p)));
-    redo.validate(true).ok()?;
-    match key {
-        Some(key) => seal_text(redo.canonical_unsealed(), key).ok(),
-        None => Some(redo.to_json()),
+    for dir in occupied {
+        redo.created_dirs.remove(&dir);
     }
+    redo.root = root.canonical_path();
+    if let Err(e) = crate::snapshot::validate::validate(&redo, true) {
+        return (None, everything(original, &e));
+    }
+    let text = match key {
+        Some(key) => match seal_text(redo.canonical_unsealed(), key) {
+            Ok(text) => text,
+            Err(e) => return (None, everything(original, &e)),
+        },
+        None => redo.to_json().into_string(),
+    };
+    (Some(SnapshotJson(text)), left_out)
+}
+
+/// Every path left out, when no redo could be made at all.
+fn everything(original: &Snapshot, error: &Error) -> Vec<NotInRedo> {
+    original
+        .paths()
+        .into_iter()
+        .map(|path| NotInRedo {
+            path,
+            code: error.code(),
+            reason: format!("no redo could be made: {error}"),
+        })
+        .collect()
 }

@@ -12,10 +12,12 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt};
-use cap_std::fs::{Dir, MetadataExt, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt};
+use cap_std::fs::{Dir, MetadataExt, OpenOptions, OpenOptionsExt};
+use std::os::unix::fs::PermissionsExt as _;
 
 use super::mem::not_a_file;
-use super::{EntryKind, Metadata, Root};
+use super::temp::{is_temp_for, temp_name};
+use super::{check_expect, EntryKind, Expect, Metadata, Root, WriteOptions};
 use crate::error::{Error, Result};
 use crate::relpath::RelPath;
 
@@ -164,38 +166,179 @@ impl CapRoot {
         })
     }
 
-    /// Writes a temp file next to `name` and renames it over `name`.
-    fn replace_with<F>(&self, path: &RelPath, fill: F) -> Result<()>
+    /// Opens the directory `dir` below the root (`None`: the root itself,
+    /// returned as `None`) without following any symlink.
+    fn open_dir(&self, dir: Option<&RelPath>) -> Result<Option<Dir>> {
+        let Some(d) = dir else { return Ok(None) };
+        let shown = d.as_str();
+        match self.parent(d)? {
+            Some(parent) => parent
+                .open_dir_nofollow(d.file_name())
+                .map(Some)
+                .map_err(|e| Error::io(shown, e)),
+            None => Err(Error::io(
+                shown,
+                io::Error::new(io::ErrorKind::NotFound, "no such directory"),
+            )),
+        }
+    }
+
+    /// Opens the regular file at `path` for reading, never through a
+    /// symlink and never blocking on a FIFO.
+    fn open_regular(&self, path: &RelPath) -> Result<std::fs::File> {
+        #[cfg(target_os = "linux")]
+        if let Some(Ok(fd)) = beneath::open(&self.dir, path.as_str(), rustix::fs::OFlags::RDONLY) {
+            let file = std::fs::File::from(fd);
+            let meta = file.metadata().map_err(|e| Error::io(path.as_str(), e))?;
+            if !meta.is_file() {
+                let kind = if meta.is_dir() {
+                    EntryKind::Dir
+                } else {
+                    EntryKind::Other
+                };
+                return Err(not_a_file(path, kind));
+            }
+            return Ok(file);
+        }
+        let parent = self.existing_parent(path)?;
+        let mut options = OpenOptions::new();
+        options.read(true).follow(FollowSymlinks::No);
+        let file = match parent.open_with(path.file_name(), &options) {
+            Ok(f) => f,
+            Err(e) => {
+                // O_NOFOLLOW on a link, or a FIFO we must not block on: say what it is.
+                if let Ok(m) = parent.symlink_metadata(path.file_name()) {
+                    if !m.is_file() {
+                        return Err(not_a_file(path, kind_of(&m)));
+                    }
+                }
+                return Err(Error::io(path.as_str(), e));
+            }
+        };
+        let file = file.into_std();
+        let meta = file.metadata().map_err(|e| Error::io(path.as_str(), e))?;
+        if !meta.is_file() {
+            return Err(not_a_file(path, EntryKind::Other));
+        }
+        Ok(file)
+    }
+
+    /// Writes a temp file next to `path` with `fill`, checks `options`'
+    /// expectation, then renames it over `path`. The temp file is removed
+    /// whatever goes wrong. A temp file swept away by a concurrent run in
+    /// the instant before it was locked is written once more.
+    fn replace_with<F>(&self, path: &RelPath, options: &WriteOptions, fill: F) -> Result<()>
     where
-        F: FnOnce(&Dir, &str) -> io::Result<()>,
+        F: Fn(&Dir, &str) -> io::Result<Option<std::fs::File>>,
     {
         let parent = self.existing_parent(path)?;
-        let temp = temp_name(path.file_name())?;
-        let result =
-            fill(&parent, &temp).and_then(|()| parent.rename(&temp, &parent, path.file_name()));
-        if let Err(e) = result {
-            // Best effort: the temp file is ours and must not linger.
-            let _ = parent.remove_file(&temp);
-            return Err(Error::io(path.as_str(), e));
+        let name = path.file_name();
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let temp = temp_name(name)?;
+            let result = fill(&parent, &temp).map_err(|e| Error::io(path.as_str(), e));
+            let result = result.and_then(|held| {
+                let found = lstat_in(&parent, path)?;
+                check_expect(path, found.as_ref(), options.expect)?;
+                if let Some(file) = &held {
+                    keep_owner(file, found.as_ref(), &parent, name);
+                }
+                if options.replace_empty_dir && found.is_some_and(|m| m.kind == EntryKind::Dir) {
+                    parent
+                        .remove_dir(name)
+                        .map_err(|e| Error::io(path.as_str(), e))?;
+                }
+                parent
+                    .rename(&temp, &parent, name)
+                    .map_err(|e| Error::io(path.as_str(), e))?;
+                // The lock (if any) goes with `held`, after the rename.
+                drop(held);
+                Ok(())
+            });
+            match result {
+                Ok(()) => return Ok(()),
+                Err(e) => {
+                    // Best effort: the temp file is ours and must not linger.
+                    let _ = parent.remove_file(&temp);
+                    let swept = e.io_error().is_some_and(|io| {
+                        io.kind() == io::ErrorKind::NotFound
+                            && parent.symlink_metadata(&temp).is_err()
+                    });
+                    if swept && attempts < 3 {
+                        continue;
+                    }
+                    return Err(e);
+                }
+            }
         }
-        Ok(())
     }
 }
 
-/// The prefix of every temp file written for the target `name`:
-/// `.ckpt-<8 hex of SHA-256(name)>-`, short whatever the name's length.
-fn temp_prefix(name: &str) -> String {
-    let digest = crate::digest::sha256(name.as_bytes());
-    format!(".ckpt-{}-", hex::encode(&digest[..4]))
+/// `lstat` of `path`'s last component inside its opened parent.
+fn lstat_in(parent: &Dir, path: &RelPath) -> Result<Option<Metadata>> {
+    match parent.symlink_metadata(path.file_name()) {
+        Ok(m) => Ok(Some(metadata_of(&m))),
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(Error::io(path.as_str(), e)),
+    }
 }
 
-/// A fresh temp file name for the target `name`: hidden, recognisable as
-/// ours and as belonging to that target, unlikely to clash.
-fn temp_name(name: &str) -> Result<String> {
-    let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| Error::io("(temp name)", io::Error::other(e.to_string())))?;
-    Ok(format!("{}{}.tmp", temp_prefix(name), hex::encode(bytes)))
+/// Gives the new file the owner and group of the regular file it replaces,
+/// where the process may (as root, or when they are its own already); a
+/// refusal changes nothing. Set-id bits are cleared by a chown, so the mode
+/// is set again afterwards.
+#[cfg(target_os = "linux")]
+fn keep_owner(file: &std::fs::File, found: Option<&Metadata>, parent: &Dir, name: &str) {
+    if !found.is_some_and(|m| m.kind == EntryKind::File) {
+        return;
+    }
+    let Ok(old) = parent.symlink_metadata(name) else {
+        return;
+    };
+    let Ok(new) = file.metadata() else { return };
+    use std::os::unix::fs::MetadataExt as _;
+    if (new.uid(), new.gid()) == (old.uid(), old.gid()) {
+        return;
+    }
+    let owner = rustix::fs::Uid::from_raw(old.uid());
+    let group = rustix::fs::Gid::from_raw(old.gid());
+    if rustix::fs::fchown(file, Some(owner), Some(group)).is_ok() {
+        let _ = file.set_permissions(std::fs::Permissions::from_mode(new.mode() & 0o7777));
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn keep_owner(_file: &std::fs::File, _found: Option<&Metadata>, _parent: &Dir, _name: &str) {}
+
+/// A hash of what changes whenever an entry does: device, inode, size,
+/// mode, and modification and status-change times to the nanosecond.
+fn stamp_of(m: &cap_std::fs::Metadata) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (
+        m.dev(),
+        m.ino(),
+        m.len(),
+        m.mode(),
+        m.mtime(),
+        m.mtime_nsec(),
+        m.ctime(),
+        m.ctime_nsec(),
+    )
+        .hash(&mut h);
+    h.finish()
+}
+
+fn metadata_of(m: &cap_std::fs::Metadata) -> Metadata {
+    Metadata::new(kind_of(m), m.len(), m.mode() & 0o7777).with_stamp(stamp_of(m))
 }
 
 fn kind_of(m: &cap_std::fs::Metadata) -> EntryKind {
@@ -216,53 +359,45 @@ impl Root for CapRoot {
         let Some(parent) = self.parent(path)? else {
             return Ok(None);
         };
-        match parent.symlink_metadata(path.file_name()) {
-            Ok(m) => Ok(Some(Metadata {
-                kind: kind_of(&m),
-                len: m.len(),
-                mode: m.mode() & 0o7777,
-            })),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-                ) =>
-            {
-                Ok(None)
+        lstat_in(&parent, path)
+    }
+
+    fn read_dir(&self, dir: Option<&RelPath>) -> Result<Vec<String>> {
+        let shown = dir.map_or(".", RelPath::as_str).to_owned();
+        let opened = self.open_dir(dir)?;
+        let handle = opened.as_ref().unwrap_or(&self.dir);
+        let mut names = Vec::new();
+        for entry in handle.entries().map_err(|e| Error::io(shown.clone(), e))? {
+            let entry = entry.map_err(|e| Error::io(shown.clone(), e))?;
+            match entry.file_name().into_string() {
+                Ok(name) => names.push(name),
+                Err(raw) => {
+                    return Err(Error::invalid_path(
+                        format!("{shown}/{}", raw.to_string_lossy()),
+                        "a name that is not UTF-8",
+                    ))
+                }
             }
-            Err(e) => Err(Error::io(path.as_str(), e)),
         }
+        Ok(names)
     }
 
     fn read_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<Vec<u8>> {
-        #[cfg(target_os = "linux")]
-        if let Some(Ok(fd)) = beneath::open(&self.dir, path.as_str(), rustix::fs::OFlags::RDONLY) {
-            return read_opened(path, std::fs::File::from(fd), max_bytes);
-        }
-        let parent = self.existing_parent(path)?;
-        let mut options = OpenOptions::new();
-        options.read(true).follow(FollowSymlinks::No);
-        let file = match parent.open_with(path.file_name(), &options) {
-            Ok(f) => f,
-            Err(e) => {
-                // O_NOFOLLOW on a link, or a FIFO we must not block on: say what it is.
-                if let Ok(m) = parent.symlink_metadata(path.file_name()) {
-                    if !m.is_file() {
-                        return Err(not_a_file(path, kind_of(&m)));
-                    }
-                }
-                return Err(Error::io(path.as_str(), e));
-            }
-        };
-        read_opened(path, file.into_std(), max_bytes)
+        read_opened(path, self.open_regular(path)?, max_bytes)
     }
 
-    fn file_equals(&self, path: &RelPath, expected: &[u8]) -> Result<bool> {
-        #[cfg(target_os = "linux")]
-        if let Some(Ok(fd)) = beneath::open(&self.dir, path.as_str(), rustix::fs::OFlags::RDONLY) {
-            return equals_opened(path, std::fs::File::from(fd), expected);
+    fn visit_file(&self, path: &RelPath, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
+        let mut file = self.open_regular(path)?;
+        let mut chunk = vec![0u8; 1 << 20];
+        loop {
+            let n = file
+                .read(&mut chunk)
+                .map_err(|e| Error::io(path.as_str(), e))?;
+            if n == 0 {
+                return Ok(());
+            }
+            visit(&chunk[..n]);
         }
-        Ok(self.read_file(path, Some(expected.len() as u64))? == expected)
     }
 
     fn read_link(&self, path: &RelPath) -> Result<String> {
@@ -276,30 +411,37 @@ impl Root for CapRoot {
             .map_err(|_| Error::invalid_path(path.as_str(), "symlink target is not UTF-8"))
     }
 
-    fn write_file(&self, path: &RelPath, bytes: &[u8], mode: u32, durable: bool) -> Result<()> {
-        self.replace_with(path, |parent, temp| {
-            let mut options = OpenOptions::new();
-            options
-                .write(true)
+    fn write_file(&self, path: &RelPath, bytes: &[u8], options: &WriteOptions) -> Result<()> {
+        self.replace_with(path, options, |parent, temp| {
+            let mut open = OpenOptions::new();
+            open.write(true)
                 .create_new(true)
                 .mode(0o600)
                 .follow(FollowSymlinks::No);
-            let mut file = parent.open_with(temp, &options)?;
+            let mut file = parent.open_with(temp, &open)?.into_std();
+            // Held until the rename: a concurrent sweep leaves a locked temp alone.
+            lock_temp(&file)?;
             file.write_all(bytes)?;
-            file.set_permissions(Permissions::from_mode(mode & 0o7777))?;
-            if durable {
+            file.set_permissions(std::fs::Permissions::from_mode(options.mode & 0o7777))?;
+            if options.durable {
                 file.sync_all()?;
             }
-            Ok(())
+            Ok(Some(file))
         })
     }
 
-    fn write_link(&self, path: &RelPath, target: &str) -> Result<()> {
-        self.replace_with(path, |parent, temp| parent.symlink_contents(target, temp))
+    fn write_link(&self, path: &RelPath, target: &str, options: &WriteOptions) -> Result<()> {
+        self.replace_with(path, options, |parent, temp| {
+            parent.symlink_contents(target, temp)?;
+            Ok(None)
+        })
     }
 
-    fn remove_file(&self, path: &RelPath) -> Result<()> {
+    fn remove_file(&self, path: &RelPath, expect: Expect) -> Result<()> {
         let parent = self.existing_parent(path)?;
+        if expect != Expect::Any {
+            check_expect(path, lstat_in(&parent, path)?.as_ref(), expect)?;
+        }
         parent
             .remove_file(path.file_name())
             .map_err(|e| Error::io(path.as_str(), e))
@@ -342,35 +484,48 @@ impl Root for CapRoot {
 
     fn remove_stray_temps(&self, dir: Option<&RelPath>, names: &[&str]) -> Result<usize> {
         let shown = dir.map_or(".", RelPath::as_str).to_owned();
-        let opened = match dir {
-            None => None,
-            Some(d) => match self.parent(d)? {
-                Some(parent) => Some(
-                    parent
-                        .open_dir_nofollow(d.file_name())
-                        .map_err(|e| Error::io(shown.clone(), e))?,
-                ),
-                None => return Ok(0),
-            },
+        let opened = match self.open_dir(dir) {
+            Ok(d) => d,
+            Err(e) if e.code() == crate::ErrorCode::NotFound => return Ok(0),
+            Err(e) => return Err(e),
         };
-        let dir_handle = opened.as_ref().unwrap_or(&self.dir);
-        let prefixes: Vec<String> = names.iter().map(|n| temp_prefix(n)).collect();
+        let handle = opened.as_ref().unwrap_or(&self.dir);
         let mut removed = 0;
-        for entry in dir_handle
-            .entries()
-            .map_err(|e| Error::io(shown.clone(), e))?
-        {
+        for entry in handle.entries().map_err(|e| Error::io(shown.clone(), e))? {
             let entry = entry.map_err(|e| Error::io(shown.clone(), e))?;
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
-            if name.ends_with(".tmp") && prefixes.iter().any(|p| name.starts_with(p.as_str())) {
-                dir_handle
-                    .remove_file(name)
-                    .map_err(|e| Error::io(shown.clone(), e))?;
-                removed += 1;
+            if !is_temp_for(name, names) {
+                continue;
             }
+            let mut open = OpenOptions::new();
+            open.read(true).follow(FollowSymlinks::No);
+            let Ok(file) = handle.open_with(name, &open) else {
+                continue;
+            };
+            let file = file.into_std();
+            // A live writer holds its temp locked: not abandoned.
+            if !file.metadata().is_ok_and(|m| m.is_file()) || file.try_lock().is_err() {
+                continue;
+            }
+            handle
+                .remove_file(name)
+                .map_err(|e| Error::io(shown.clone(), e))?;
+            removed += 1;
         }
         Ok(removed)
+    }
+}
+
+/// Takes the exclusive lock a writer holds on its temp file.
+fn lock_temp(file: &std::fs::File) -> io::Result<()> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        // Nobody else can have a file that was created a moment ago with
+        // O_EXCL locked; a filesystem without locks is not an error.
+        Err(std::fs::TryLockError::WouldBlock) => Ok(()),
+        Err(std::fs::TryLockError::Error(e)) if e.kind() == io::ErrorKind::Unsupported => Ok(()),
+        Err(std::fs::TryLockError::Error(e)) => Err(e),
     }
 }
 
@@ -385,11 +540,7 @@ fn read_opened(path: &RelPath, mut file: std::fs::File, max_bytes: Option<u64>) 
         };
         return Err(not_a_file(path, kind));
     }
-    let too_large = |size: u64, limit: u64| Error::TooLarge {
-        what: format!("file {path}"),
-        size,
-        limit,
-    };
+    let too_large = |size: u64, limit: u64| Error::file_too_large(path.as_str(), size, limit);
     if let Some(limit) = max_bytes.filter(|l| meta.len() > *l) {
         return Err(too_large(meta.len(), limit));
     }
@@ -406,29 +557,6 @@ fn read_opened(path: &RelPath, mut file: std::fs::File, max_bytes: Option<u64>) 
         return Err(too_large(bytes.len() as u64, limit));
     }
     Ok(bytes)
-}
-
-/// Compares an opened file with `expected` in chunks, without holding a copy.
-#[cfg(target_os = "linux")]
-fn equals_opened(path: &RelPath, mut file: std::fs::File, expected: &[u8]) -> Result<bool> {
-    let meta = file.metadata().map_err(|e| Error::io(path.as_str(), e))?;
-    if !meta.is_file() || meta.len() != expected.len() as u64 {
-        return Ok(false);
-    }
-    let mut chunk = vec![0u8; (1 << 20).min(expected.len().max(1))];
-    let mut rest = expected;
-    loop {
-        let n = file
-            .read(&mut chunk)
-            .map_err(|e| Error::io(path.as_str(), e))?;
-        if n == 0 {
-            return Ok(rest.is_empty());
-        }
-        if n > rest.len() || chunk[..n] != rest[..n] {
-            return Ok(false);
-        }
-        rest = &rest[n..];
-    }
 }
 
 /// Whether an error is ELOOP (a symlink met where none may be followed).
@@ -452,17 +580,35 @@ mod beneath {
     use std::io;
     use std::os::fd::OwnedFd;
     use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Once;
 
     use cap_std::fs::Dir;
     use rustix::fs::{Mode, OFlags, ResolveFlags};
     use rustix::io::Errno;
 
-    /// Set once the kernel says it has no `openat2`; the walk is used then.
+    /// Set once the kernel says it has no `openat2`, or when the environment
+    /// asks for the portable walk; the walk is used then.
     static UNSUPPORTED: AtomicBool = AtomicBool::new(false);
+    static READ_ENVIRONMENT: Once = Once::new();
+
+    /// The environment variable that, set to `1`, makes every root use the
+    /// portable walk of one `O_NOFOLLOW` open per component (the path macOS
+    /// and older kernels take), so the test suites can run through it here.
+    pub(crate) const PORTABLE_WALK_ENV: &str = "AGENT_CHECKPOINT_PORTABLE_WALK";
+
+    /// Whether `openat2` is (still) tried.
+    pub(crate) fn in_use() -> bool {
+        READ_ENVIRONMENT.call_once(|| {
+            if std::env::var_os(PORTABLE_WALK_ENV).is_some_and(|v| v == "1") {
+                UNSUPPORTED.store(true, Ordering::Relaxed);
+            }
+        });
+        !UNSUPPORTED.load(Ordering::Relaxed)
+    }
 
     /// Opens `rel` below `dir`; `None` when `openat2` is not available.
     pub(super) fn open(dir: &Dir, rel: &str, flags: OFlags) -> Option<io::Result<OwnedFd>> {
-        if UNSUPPORTED.load(Ordering::Relaxed) {
+        if !in_use() {
             return None;
         }
         let mut flags = flags | OFlags::CLOEXEC | OFlags::NOFOLLOW;
@@ -487,5 +633,19 @@ mod beneath {
     pub(super) fn open_dir(dir: &Dir, rel: &str) -> Option<io::Result<Dir>> {
         open(dir, rel, OFlags::PATH | OFlags::DIRECTORY)
             .map(|r| r.map(|fd| Dir::from_std_file(std::fs::File::from(fd))))
+    }
+}
+
+/// Whether paths are resolved with `openat2` (Linux with a kernel that has
+/// it), rather than by the portable walk of one `O_NOFOLLOW` open per
+/// component. Set `AGENT_CHECKPOINT_PORTABLE_WALK=1` to force the walk.
+pub fn resolves_with_openat2() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        beneath::in_use()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
     }
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::sync::{Mutex, MutexGuard};
 
-use super::{EntryKind, Metadata, Root};
+use super::{check_expect, EntryKind, Expect, Metadata, Root, WriteOptions};
 use crate::error::{Error, Result};
 use crate::relpath::RelPath;
 
@@ -33,8 +33,51 @@ pub enum MemNode {
 /// only when empty, and files replace files or links but never directories.
 #[derive(Debug, Default)]
 pub struct MemRoot {
-    nodes: Mutex<BTreeMap<String, MemNode>>,
+    nodes: Mutex<Tree>,
     absolute: Option<String>,
+}
+
+/// The nodes, and a version per path that moves on every change (the
+/// change stamp of [`Metadata`]).
+#[derive(Debug, Default)]
+struct Tree {
+    nodes: BTreeMap<String, MemNode>,
+    versions: BTreeMap<String, u64>,
+    clock: u64,
+}
+
+impl Tree {
+    fn get(&self, path: &str) -> Option<&MemNode> {
+        self.nodes.get(path)
+    }
+
+    fn contains_key(&self, path: &str) -> bool {
+        self.nodes.contains_key(path)
+    }
+
+    fn set(&mut self, path: &str, node: MemNode) {
+        self.clock += 1;
+        self.versions.insert(path.to_owned(), self.clock);
+        self.nodes.insert(path.to_owned(), node);
+    }
+
+    fn remove(&mut self, path: &str) {
+        self.versions.remove(path);
+        self.nodes.remove(path);
+    }
+
+    fn metadata(&self, path: &str) -> Option<Metadata> {
+        let stamp = self.versions.get(path).copied().unwrap_or(0);
+        self.nodes.get(path).map(|node| {
+            let (kind, len, mode) = match node {
+                MemNode::File { bytes, mode } => (EntryKind::File, bytes.len() as u64, *mode),
+                MemNode::Dir => (EntryKind::Dir, 0, 0o755),
+                MemNode::Symlink(target) => (EntryKind::Symlink, target.len() as u64, 0o777),
+                MemNode::Other => (EntryKind::Other, 0, 0o644),
+            };
+            Metadata::new(kind, len, mode).with_stamp(stamp)
+        })
+    }
 }
 
 impl MemRoot {
@@ -51,7 +94,7 @@ impl MemRoot {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, BTreeMap<String, MemNode>> {
+    fn lock(&self) -> MutexGuard<'_, Tree> {
         // A panic while holding the lock cannot leave the map half-updated
         // (every mutation is one insert or remove), so poisoning is ignored.
         self.nodes.lock().unwrap_or_else(|p| p.into_inner())
@@ -60,21 +103,31 @@ impl MemRoot {
     /// Puts `node` at `path`, creating missing parent directories; replaces
     /// whatever was there. For setting up trees in tests and hosts.
     pub fn insert(&self, path: &RelPath, node: MemNode) {
-        let mut nodes = self.lock();
+        let mut tree = self.lock();
         for dir in path.ancestors() {
-            nodes.insert(dir.as_str().to_owned(), MemNode::Dir);
+            if tree.get(dir.as_str()) != Some(&MemNode::Dir) {
+                tree.set(dir.as_str(), MemNode::Dir);
+            }
         }
         let key = path.as_str();
         let prefix = format!("{key}/");
         if node != MemNode::Dir {
-            nodes.retain(|k, _| !k.starts_with(&prefix));
+            let below: Vec<String> = tree
+                .nodes
+                .keys()
+                .filter(|k| k.starts_with(&prefix))
+                .cloned()
+                .collect();
+            for k in below {
+                tree.remove(&k);
+            }
         }
-        nodes.insert(key.to_owned(), node);
+        tree.set(key, node);
     }
 
     /// A copy of the whole tree, sorted by path.
     pub fn entries(&self) -> BTreeMap<String, MemNode> {
-        self.lock().clone()
+        self.lock().nodes.clone()
     }
 
     /// The node at `path`, if any.
@@ -88,7 +141,7 @@ fn io_err(path: &RelPath, kind: io::ErrorKind, what: &str) -> Error {
 }
 
 /// Checks that every ancestor of `path` is a directory.
-fn check_parents(nodes: &BTreeMap<String, MemNode>, path: &RelPath) -> Result<()> {
+fn check_parents(nodes: &Tree, path: &RelPath) -> Result<()> {
     for dir in path.ancestors() {
         match nodes.get(dir.as_str()) {
             Some(MemNode::Dir) => {}
@@ -118,47 +171,72 @@ fn check_parents(nodes: &BTreeMap<String, MemNode>, path: &RelPath) -> Result<()
     Ok(())
 }
 
-fn has_children(nodes: &BTreeMap<String, MemNode>, path: &RelPath) -> bool {
+fn has_children(tree: &Tree, path: &RelPath) -> bool {
     let prefix = format!("{}/", path.as_str());
-    nodes
+    tree.nodes
         .range(prefix.clone()..)
         .next()
         .is_some_and(|(k, _)| k.starts_with(&prefix))
 }
 
+/// Checks `expect`, then (for a write) that a directory at `path` is
+/// allowed to go and is empty, and removes it.
+fn prepare_replace(tree: &mut Tree, path: &RelPath, options: &WriteOptions) -> Result<()> {
+    check_expect(path, tree.metadata(path.as_str()).as_ref(), options.expect)?;
+    if let Some(MemNode::Dir) = tree.get(path.as_str()) {
+        if !options.replace_empty_dir {
+            return Err(io_err(path, io::ErrorKind::IsADirectory, "is a directory"));
+        }
+        if has_children(tree, path) {
+            return Err(io_err(
+                path,
+                io::ErrorKind::DirectoryNotEmpty,
+                "directory not empty",
+            ));
+        }
+        tree.remove(path.as_str());
+    }
+    Ok(())
+}
+
 impl Root for MemRoot {
     fn metadata(&self, path: &RelPath) -> Result<Option<Metadata>> {
-        let nodes = self.lock();
+        let tree = self.lock();
         for dir in path.ancestors() {
-            match nodes.get(dir.as_str()) {
+            match tree.get(dir.as_str()) {
                 Some(MemNode::Dir) => {}
                 // Refused, as a real root refuses to walk through a link.
-                Some(MemNode::Symlink(_)) => return check_parents(&nodes, path).map(|()| None),
+                Some(MemNode::Symlink(_)) => return check_parents(&tree, path).map(|()| None),
                 _ => return Ok(None),
             }
         }
-        Ok(nodes.get(path.as_str()).map(|node| match node {
-            MemNode::File { bytes, mode } => Metadata {
-                kind: EntryKind::File,
-                len: bytes.len() as u64,
-                mode: *mode,
-            },
-            MemNode::Dir => Metadata {
-                kind: EntryKind::Dir,
-                len: 0,
-                mode: 0o755,
-            },
-            MemNode::Symlink(target) => Metadata {
-                kind: EntryKind::Symlink,
-                len: target.len() as u64,
-                mode: 0o777,
-            },
-            MemNode::Other => Metadata {
-                kind: EntryKind::Other,
-                len: 0,
-                mode: 0o644,
-            },
-        }))
+        Ok(tree.metadata(path.as_str()))
+    }
+
+    fn read_dir(&self, dir: Option<&RelPath>) -> Result<Vec<String>> {
+        let tree = self.lock();
+        let prefix = match dir {
+            None => String::new(),
+            Some(d) => {
+                check_parents(&tree, d)?;
+                match tree.get(d.as_str()) {
+                    Some(MemNode::Dir) => {}
+                    Some(_) => {
+                        return Err(io_err(d, io::ErrorKind::NotADirectory, "not a directory"))
+                    }
+                    None => return Err(io_err(d, io::ErrorKind::NotFound, "no such directory")),
+                }
+                format!("{}/", d.as_str())
+            }
+        };
+        Ok(tree
+            .nodes
+            .range(prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&prefix))
+            .map(|(k, _)| &k[prefix.len()..])
+            .filter(|rest| !rest.contains('/'))
+            .map(str::to_owned)
+            .collect())
     }
 
     fn read_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<Vec<u8>> {
@@ -167,11 +245,11 @@ impl Root for MemRoot {
         match nodes.get(path.as_str()) {
             Some(MemNode::File { bytes, .. }) => {
                 if let Some(limit) = max_bytes.filter(|l| bytes.len() as u64 > *l) {
-                    return Err(Error::TooLarge {
-                        what: format!("file {path}"),
-                        size: bytes.len() as u64,
+                    return Err(Error::file_too_large(
+                        path.as_str(),
+                        bytes.len() as u64,
                         limit,
-                    });
+                    ));
                 }
                 Ok(bytes.clone())
             }
@@ -192,40 +270,34 @@ impl Root for MemRoot {
         }
     }
 
-    fn write_file(&self, path: &RelPath, bytes: &[u8], mode: u32, _durable: bool) -> Result<()> {
-        let mut nodes = self.lock();
-        check_parents(&nodes, path)?;
-        if let Some(MemNode::Dir) = nodes.get(path.as_str()) {
-            return Err(io_err(path, io::ErrorKind::IsADirectory, "is a directory"));
-        }
+    fn write_file(&self, path: &RelPath, bytes: &[u8], options: &WriteOptions) -> Result<()> {
+        let mut tree = self.lock();
+        check_parents(&tree, path)?;
+        prepare_replace(&mut tree, path, options)?;
         let node = MemNode::File {
             bytes: bytes.to_vec(),
-            mode: mode & 0o7777,
+            mode: options.mode & 0o7777,
         };
-        nodes.insert(path.as_str().to_owned(), node);
+        tree.set(path.as_str(), node);
         Ok(())
     }
 
-    fn write_link(&self, path: &RelPath, target: &str) -> Result<()> {
-        let mut nodes = self.lock();
-        check_parents(&nodes, path)?;
-        if let Some(MemNode::Dir) = nodes.get(path.as_str()) {
-            return Err(io_err(path, io::ErrorKind::IsADirectory, "is a directory"));
-        }
-        nodes.insert(
-            path.as_str().to_owned(),
-            MemNode::Symlink(target.to_owned()),
-        );
+    fn write_link(&self, path: &RelPath, target: &str, options: &WriteOptions) -> Result<()> {
+        let mut tree = self.lock();
+        check_parents(&tree, path)?;
+        prepare_replace(&mut tree, path, options)?;
+        tree.set(path.as_str(), MemNode::Symlink(target.to_owned()));
         Ok(())
     }
 
-    fn remove_file(&self, path: &RelPath) -> Result<()> {
-        let mut nodes = self.lock();
-        check_parents(&nodes, path)?;
-        match nodes.get(path.as_str()) {
+    fn remove_file(&self, path: &RelPath, expect: Expect) -> Result<()> {
+        let mut tree = self.lock();
+        check_parents(&tree, path)?;
+        check_expect(path, tree.metadata(path.as_str()).as_ref(), expect)?;
+        match tree.get(path.as_str()) {
             Some(MemNode::Dir) => Err(io_err(path, io::ErrorKind::IsADirectory, "is a directory")),
             Some(_) => {
-                nodes.remove(path.as_str());
+                tree.remove(path.as_str());
                 Ok(())
             }
             None => Err(io_err(path, io::ErrorKind::NotFound, "no such file")),
@@ -233,26 +305,26 @@ impl Root for MemRoot {
     }
 
     fn create_dir(&self, path: &RelPath) -> Result<()> {
-        let mut nodes = self.lock();
-        check_parents(&nodes, path)?;
-        if nodes.contains_key(path.as_str()) {
+        let mut tree = self.lock();
+        check_parents(&tree, path)?;
+        if tree.contains_key(path.as_str()) {
             return Err(io_err(path, io::ErrorKind::AlreadyExists, "already exists"));
         }
-        nodes.insert(path.as_str().to_owned(), MemNode::Dir);
+        tree.set(path.as_str(), MemNode::Dir);
         Ok(())
     }
 
     fn remove_dir(&self, path: &RelPath) -> Result<()> {
-        let mut nodes = self.lock();
-        check_parents(&nodes, path)?;
-        match nodes.get(path.as_str()) {
-            Some(MemNode::Dir) if has_children(&nodes, path) => Err(io_err(
+        let mut tree = self.lock();
+        check_parents(&tree, path)?;
+        match tree.get(path.as_str()) {
+            Some(MemNode::Dir) if has_children(&tree, path) => Err(io_err(
                 path,
                 io::ErrorKind::DirectoryNotEmpty,
                 "directory not empty",
             )),
             Some(MemNode::Dir) => {
-                nodes.remove(path.as_str());
+                tree.remove(path.as_str());
                 Ok(())
             }
             Some(_) => Err(io_err(

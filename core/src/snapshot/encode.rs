@@ -16,7 +16,7 @@ use crate::relpath::RelPath;
 /// Call [`SnapshotEncoder::entry`] once per path in ascending order, then
 /// [`SnapshotEncoder::finish`].
 #[derive(Debug)]
-pub struct SnapshotEncoder {
+pub(crate) struct SnapshotEncoder {
     out: String,
     entries: usize,
 }
@@ -76,6 +76,27 @@ impl SnapshotEncoder {
                 None => out.push_str("null"),
             }
         });
+        if let Some(root) = &rest.root {
+            self.out.push_str(",\"root\":");
+            push_json_string(&mut self.out, root);
+        }
+        if !rest.critical.is_empty() {
+            self.out.push_str(",\"critical\":[");
+            for (i, name) in rest.critical.iter().enumerate() {
+                if i > 0 {
+                    self.out.push(',');
+                }
+                push_json_string(&mut self.out, name);
+            }
+            self.out.push(']');
+        }
+        // Members of a later format version, in key order, as read.
+        for (key, value) in &rest.extensions {
+            self.out.push(',');
+            push_json_string(&mut self.out, key);
+            self.out.push(':');
+            self.out.push_str(value);
+        }
         if let Some(mac) = rest.mac.as_ref().filter(|_| with_mac) {
             self.out.push_str(",\"mac\":");
             push_json_string(&mut self.out, &to_hex(mac));
@@ -103,6 +124,40 @@ impl SnapshotEncoder {
             value(&mut self.out, v);
         }
         self.out.push('}');
+    }
+}
+
+/// The canonical text of a JSON value: no whitespace, object members in
+/// ascending key order, strings escaped as [`push_json_string`] does.
+pub(crate) fn canonical_json(value: &serde_json::Value, out: &mut String) {
+    use serde_json::Value;
+    match value {
+        Value::Null | Value::Bool(_) | Value::Number(_) => out.push_str(&value.to_string()),
+        Value::String(s) => push_json_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical_json(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut members: Vec<(&String, &Value)> = map.iter().collect();
+            members.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (key, item)) in members.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                push_json_string(out, key);
+                out.push(':');
+                canonical_json(item, out);
+            }
+            out.push('}');
+        }
     }
 }
 

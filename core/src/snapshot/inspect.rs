@@ -5,7 +5,10 @@ use crate::digest::to_hex;
 use crate::error::Result;
 
 /// What a snapshot holds for one path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum CapturedKind {
     /// A file that existed, with its bytes.
     File,
@@ -28,6 +31,8 @@ impl CapturedKind {
 
 /// One captured path, as [`inspect_snapshot`] describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CapturedPath {
     /// The canonical path.
     pub path: String,

@@ -19,8 +19,8 @@ use crate::digest::{from_hex, PathState};
 use crate::error::{Error, Result};
 use crate::relpath::{truncate_for_message, RelPath};
 
-/// The top-level keys of format version 1.
-const KNOWN_FIELDS: [&str; 8] = [
+/// The top-level keys of format version 1 this build reads.
+const KNOWN_FIELDS: [&str; 10] = [
     "version",
     "entries",
     "created_dirs",
@@ -28,17 +28,19 @@ const KNOWN_FIELDS: [&str; 8] = [
     "links",
     "digests",
     "applied",
+    "root",
+    "critical",
     "mac",
 ];
 
 pub(super) fn parse(json: &str, options: &ParseOptions) -> Result<Snapshot> {
     let limits = options.limits;
     if json.len() > limits.max_snapshot_bytes {
-        return Err(Error::TooLarge {
-            what: "snapshot".into(),
-            size: json.len() as u64,
-            limit: limits.max_snapshot_bytes as u64,
-        });
+        return Err(Error::too_large(
+            "snapshot",
+            json.len() as u64,
+            limits.max_snapshot_bytes as u64,
+        ));
     }
     let overflowed = Cell::new(false);
     let seed = TopLevelSeed {
@@ -57,15 +59,33 @@ pub(super) fn parse(json: &str, options: &ParseOptions) -> Result<Snapshot> {
             }
         })?;
     check_version(top.field("version"))?;
-    if let Some(unknown) = top
+    let mut snapshot = Snapshot::default();
+    if let Some(raw) = top.field("critical") {
+        let names: Vec<String> =
+            serde_json::from_str(raw.get()).map_err(|e| field_error("critical", e))?;
+        for name in names {
+            if !KNOWN_FIELDS.contains(&name.as_str()) {
+                return Err(Error::UnsupportedExtension { name });
+            }
+            if !snapshot.critical.insert(name.clone()) {
+                return Err(Error::malformed(format!(
+                    "duplicate critical item {name:?}"
+                )));
+            }
+        }
+    }
+    // Members a later version of the format added: kept (so a MAC over them
+    // still verifies and they survive a re-encoding), otherwise ignored.
+    for (key, raw) in top
         .fields
         .iter()
-        .find(|(k, _)| !KNOWN_FIELDS.contains(&k.as_str()))
+        .filter(|(k, _)| !KNOWN_FIELDS.contains(&k.as_str()))
     {
-        return Err(Error::malformed(format!(
-            "unknown top-level key {:?}",
-            unknown.0
-        )));
+        let value: serde_json::Value =
+            serde_json::from_str(raw.get()).map_err(|e| field_error(key, e))?;
+        let mut text = String::new();
+        super::encode::canonical_json(&value, &mut text);
+        snapshot.extensions.insert(key.clone(), text);
     }
     let entries: Vec<(String, Option<Text<'_>>)> = match top.entries.take() {
         Some(parsed) => parsed,
@@ -76,7 +96,6 @@ pub(super) fn parse(json: &str, options: &ParseOptions) -> Result<Snapshot> {
             strict_map(raw, "entries", limits.max_entries)?
         }
     };
-    let mut snapshot = Snapshot::default();
     for (key, encoded) in entries {
         let path = snapshot_key(&key, "entries")?;
         let content = match encoded {
@@ -130,6 +149,16 @@ pub(super) fn parse(json: &str, options: &ParseOptions) -> Result<Snapshot> {
                 .insert(snapshot_key(&key, "applied")?, state);
         }
     }
+    if let Some(raw) = top.field("root") {
+        let root: String = serde_json::from_str(raw.get()).map_err(|e| field_error("root", e))?;
+        if !root.starts_with('/') || root.chars().any(char::is_control) {
+            return Err(Error::malformed(format!(
+                "root: {:?} is not an absolute path",
+                truncate_for_message(&root)
+            )));
+        }
+        snapshot.root = Some(root);
+    }
     if let Some(raw) = top.field("mac") {
         let text: String = serde_json::from_str(raw.get()).map_err(|e| field_error("mac", e))?;
         let mac =
@@ -137,21 +166,17 @@ pub(super) fn parse(json: &str, options: &ParseOptions) -> Result<Snapshot> {
         snapshot.mac = Some(mac);
     }
     if snapshot.entries.len() + snapshot.links.len() > limits.max_entries {
-        return Err(Error::TooLarge {
-            what: "snapshot entries".into(),
-            size: (snapshot.entries.len() + snapshot.links.len()) as u64,
-            limit: limits.max_entries as u64,
-        });
+        return Err(Error::too_large(
+            "snapshot entries",
+            (snapshot.entries.len() + snapshot.links.len()) as u64,
+            limits.max_entries as u64,
+        ));
     }
     Ok(snapshot)
 }
 
 fn too_many(field: &str, max: usize) -> Error {
-    Error::TooLarge {
-        what: format!("snapshot {field}"),
-        size: max as u64 + 1,
-        limit: max as u64,
-    }
+    Error::too_large(format!("snapshot {field}"), max as u64 + 1, max as u64)
 }
 
 fn json_error(e: serde_json::Error) -> Error {
@@ -200,8 +225,11 @@ fn keyed<V>(pairs: Vec<(String, V)>, field: &str) -> Result<BTreeMap<RelPath, V>
 }
 
 fn decode_base64(path: &RelPath, text: &str) -> Result<Vec<u8>> {
-    codec::decode(text)
-        .map_err(|e| Error::malformed(format!("entries: {path:?} is not valid base64: {e}")))
+    codec::decode(text).map_err(|e| {
+        Error::malformed(format!(
+            "entries: the content of {path:?} is not valid base64 ({e})"
+        ))
+    })
 }
 
 /// The top-level object: raw fields, duplicates refused. When `version`

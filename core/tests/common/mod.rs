@@ -247,3 +247,89 @@ fn show(node: &TreeNode) -> String {
         TreeNode::Special => "special file".into(),
     }
 }
+
+/// A rollback of snapshot text, the way the bindings report it: a snapshot
+/// refused as a whole is `valid() == false` with its error, not a panic.
+#[derive(Debug)]
+pub struct TextReport {
+    /// The report (empty when refused).
+    pub report: agent_checkpoint::RollbackReport,
+    /// Why the snapshot was refused.
+    pub error: Option<agent_checkpoint::Error>,
+}
+
+impl std::ops::Deref for TextReport {
+    type Target = agent_checkpoint::RollbackReport;
+    fn deref(&self) -> &agent_checkpoint::RollbackReport {
+        &self.report
+    }
+}
+
+impl TextReport {
+    /// Whether the snapshot was accepted.
+    pub fn valid(&self) -> bool {
+        self.error.is_none()
+    }
+
+    /// Accepted, and every path restored.
+    pub fn ok(&self) -> bool {
+        self.valid() && self.report.ok()
+    }
+
+    /// The refusal's code.
+    pub fn error_code(&self) -> Option<agent_checkpoint::ErrorCode> {
+        self.error.as_ref().map(agent_checkpoint::Error::code)
+    }
+
+    /// The redo snapshot's text.
+    pub fn redo_text(&self) -> Option<String> {
+        self.report.redo.as_ref().map(|r| r.as_str().to_owned())
+    }
+}
+
+/// Parses `json` with `parse` and rolls it back with `options`.
+pub fn rollback_text_with<R: agent_checkpoint::Root + ?Sized>(
+    root: &R,
+    json: impl AsRef<str>,
+    parse: &agent_checkpoint::ParseOptions,
+    options: &agent_checkpoint::RollbackOptions,
+) -> TextReport {
+    let result = agent_checkpoint::Snapshot::parse(json.as_ref(), parse)
+        .and_then(|snapshot| agent_checkpoint::rollback(root, &snapshot, options));
+    match result {
+        Ok(report) => TextReport {
+            report,
+            error: None,
+        },
+        Err(e) => TextReport {
+            report: agent_checkpoint::RollbackReport::default(),
+            error: Some(e),
+        },
+    }
+}
+
+/// Parses `json` (default parse options, the key of `options`) and rolls it back.
+pub fn rollback_text<R: agent_checkpoint::Root + ?Sized>(
+    root: &R,
+    json: impl AsRef<str>,
+    options: &agent_checkpoint::RollbackOptions,
+) -> TextReport {
+    let parse = agent_checkpoint::ParseOptions::default().with_key(options.key.clone());
+    rollback_text_with(root, json, &parse, options)
+}
+
+/// The plan for snapshot text (default parse options, the key of `options`).
+pub fn plan_text<R: agent_checkpoint::Root + ?Sized>(
+    root: &R,
+    json: impl AsRef<str>,
+    options: &agent_checkpoint::PlanOptions,
+) -> Result<agent_checkpoint::Plan, agent_checkpoint::Error> {
+    let parse = agent_checkpoint::ParseOptions::default().with_key(options.key.clone());
+    let snapshot = agent_checkpoint::Snapshot::parse(json.as_ref(), &parse)?;
+    agent_checkpoint::plan_rollback(root, &snapshot, options)
+}
+
+/// A file write the way a batch makes one (not durable, no expectation).
+pub fn write_options(mode: u32) -> agent_checkpoint::root::WriteOptions {
+    agent_checkpoint::root::WriteOptions::new(mode).with_durable(false)
+}

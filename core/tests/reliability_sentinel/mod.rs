@@ -14,7 +14,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use agent_checkpoint::digest::{sha256, to_hex};
+use agent_checkpoint::internals::{sha256, to_hex};
 use cap_fs_ext::DirExt;
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, MetadataExt as _};
@@ -150,8 +150,8 @@ pub fn stray_temps(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Whether `name` is a rollback temp file name
-/// (`.ckpt-<8 hex of the target name>-<16 random hex>.tmp`).
+/// Whether `name` looks like a rollback temp file name
+/// (`.ckpt-<8 hex of the target name>-<16 random hex>-<8 hex check>.tmp`).
 pub fn is_temp_name(name: &OsStr) -> bool {
     let b = name.as_bytes();
     b.starts_with(b".ckpt-") && b.ends_with(b".tmp")

@@ -1,0 +1,318 @@
+//! Carrying out a decided plan: removals, pruning, writes, directory syncs.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::Unrestored;
+use crate::error::{Error, ErrorCode, Result};
+use crate::observe::Now;
+use crate::plan::decide::{Decided, Decision, Step};
+use crate::progress::{Counter, OnProgress, ProgressStage};
+use crate::relpath::RelPath;
+use crate::root::{EntryKind, Expect, Root, WriteOptions};
+use crate::snapshot::Snapshot;
+
+/// What carrying out the plan gave.
+pub(super) struct Outcome {
+    pub(super) restored: Vec<String>,
+    pub(super) unrestored: Vec<Unrestored>,
+    pub(super) conflicts: Vec<String>,
+}
+
+struct Run<'r, R: Root + ?Sized> {
+    root: &'r R,
+    durable: bool,
+    failures: BTreeMap<RelPath, (ErrorCode, String)>,
+    conflicts: BTreeSet<RelPath>,
+    /// Directories rollback could not remove, and why: settled at the end.
+    unpruned: BTreeMap<RelPath, String>,
+    /// Directory (`None` = root) -> captured paths whose durability depends on it.
+    dirty_dirs: BTreeMap<Option<RelPath>, BTreeSet<RelPath>>,
+}
+
+/// Carries out `decided` (see the module docs of [`crate::rollback`]).
+pub(super) fn execute<R: Root + ?Sized>(
+    root: &R,
+    snapshot: &Snapshot,
+    decided: Decided<'_>,
+    durable: bool,
+    progress: Option<&OnProgress>,
+) -> Outcome {
+    let mut run = Run {
+        root,
+        durable,
+        failures: BTreeMap::new(),
+        conflicts: BTreeSet::new(),
+        unpruned: BTreeMap::new(),
+        dirty_dirs: BTreeMap::new(),
+    };
+    let mut by_depth: Vec<&Decision<'_>> = decided.decisions.iter().collect();
+    by_depth.sort_by(|a, b| {
+        b.path
+            .depth()
+            .cmp(&a.path.depth())
+            .then(a.path.cmp(&b.path))
+    });
+    for d in &decided.decisions {
+        match &d.step {
+            Step::Refuse(e) => run.fail(&d.path, e),
+            Step::Conflict => {
+                run.conflicts.insert(d.path.clone());
+            }
+            Step::Unlooked(e) => {
+                run.unpruned.insert(d.path.clone(), e.to_string());
+            }
+            _ => {}
+        }
+    }
+    run.remove_stray_temps(&decided.decisions);
+    let changes = decided
+        .decisions
+        .iter()
+        .filter(|d| {
+            matches!(
+                d.step,
+                Step::RemoveFile
+                    | Step::RemoveDir
+                    | Step::WriteFile { .. }
+                    | Step::WriteLink { .. }
+            )
+        })
+        .count();
+    let mut progress = Counter::start_deferring_panics(progress, ProgressStage::Restore, changes);
+    for d in by_depth
+        .iter()
+        .filter(|d| matches!(d.step, Step::RemoveFile))
+    {
+        run.remove_file(d);
+        progress.step();
+    }
+    for d in by_depth
+        .iter()
+        .filter(|d| matches!(d.step, Step::RemoveDir))
+    {
+        run.remove_dir(d);
+        progress.step();
+    }
+    for d in &decided.decisions {
+        if matches!(d.step, Step::WriteFile { .. } | Step::WriteLink { .. }) {
+            run.write(d);
+            progress.step();
+        }
+    }
+    run.settle_unpruned(snapshot);
+    run.sync_dirs();
+    progress.finish();
+    let failures = std::mem::take(&mut run.failures);
+    let restored = decided
+        .decisions
+        .iter()
+        .filter(|d| d.captured)
+        .map(|d| &d.path)
+        .filter(|p| !failures.contains_key(*p) && !run.conflicts.contains(*p))
+        .map(|p| p.to_string())
+        .collect();
+    Outcome {
+        restored,
+        unrestored: failures
+            .into_iter()
+            .map(|(path, (code, reason))| Unrestored {
+                path: path.to_string(),
+                code,
+                reason,
+            })
+            .collect(),
+        conflicts: run.conflicts.iter().map(|p| p.to_string()).collect(),
+    }
+}
+
+impl<R: Root + ?Sized> Run<'_, R> {
+    fn fail(&mut self, path: &RelPath, error: &Error) {
+        self.failures
+            .entry(path.clone())
+            .or_insert_with(|| (error.code(), error.to_string()));
+    }
+
+    /// A failed step of a captured path: a conflict when a guarded step
+    /// found the path changed at the last moment, a failure otherwise.
+    fn failed(&mut self, d: &Decision<'_>, error: &Error) {
+        if d.expect != Expect::Any && error.code() == ErrorCode::Conflict {
+            self.conflicts.insert(d.path.clone());
+        } else if d.captured {
+            self.fail(&d.path, error);
+        } else {
+            self.unpruned
+                .entry(d.path.clone())
+                .or_insert_with(|| error.to_string());
+        }
+    }
+
+    /// Records that `dir` changed for `path` (a captured path, whose
+    /// durability then depends on the directory's sync), or for a
+    /// directory rollback pruned (`None`: synced all the same).
+    fn touched(&mut self, dir: Option<RelPath>, path: Option<&RelPath>) {
+        let paths = self.dirty_dirs.entry(dir).or_default();
+        if let Some(path) = path {
+            paths.insert(path.clone());
+        }
+    }
+
+    /// Clears temp files an interrupted earlier run left next to the files
+    /// and links this snapshot restores (written now or already as
+    /// captured): one directory listing per directory, best effort.
+    fn remove_stray_temps(&mut self, decisions: &[Decision<'_>]) {
+        let mut by_dir: BTreeMap<Option<RelPath>, Vec<&str>> = BTreeMap::new();
+        for d in decisions {
+            let restores = matches!(d.step, Step::WriteFile { .. } | Step::WriteLink { .. })
+                || (matches!(d.step, Step::Keep)
+                    && matches!(d.now, Some(Now::File { .. } | Now::Symlink { .. })));
+            if restores {
+                by_dir
+                    .entry(d.path.parent())
+                    .or_default()
+                    .push(d.path.file_name());
+            }
+        }
+        for (dir, names) in by_dir {
+            let _ = self.root.remove_stray_temps(dir.as_ref(), &names);
+        }
+    }
+
+    fn remove_file(&mut self, d: &Decision<'_>) {
+        match self.root.remove_file(&d.path, d.expect) {
+            Ok(()) => self.touched(d.path.parent(), Some(&d.path)),
+            // Gone already (a concurrent rollback of the same snapshot).
+            Err(e) if e.code() == ErrorCode::NotFound => {}
+            Err(e) => self.failed(d, &e),
+        }
+    }
+
+    fn remove_dir(&mut self, d: &Decision<'_>) {
+        match self.root.remove_dir(&d.path) {
+            Ok(()) => self.touched(d.path.parent(), d.captured.then_some(&d.path)),
+            Err(e) if e.code() == ErrorCode::NotFound => {}
+            Err(e) => self.failed(d, &e),
+        }
+    }
+
+    fn write(&mut self, d: &Decision<'_>) {
+        let result = match &d.step {
+            Step::WriteFile {
+                bytes,
+                mode,
+                replace_dir,
+            } => self.ensure_parents(&d.path).and_then(|()| {
+                let options = WriteOptions::new(*mode)
+                    .with_durable(self.durable)
+                    .with_expect(d.expect)
+                    .with_replace_empty_dir(*replace_dir);
+                self.root.write_file(&d.path, bytes, &options)
+            }),
+            Step::WriteLink {
+                target,
+                replace_dir,
+            } => self.ensure_parents(&d.path).and_then(|()| {
+                let options = WriteOptions::new(0o777)
+                    .with_durable(self.durable)
+                    .with_expect(d.expect)
+                    .with_replace_empty_dir(*replace_dir);
+                self.root.write_link(&d.path, target, &options)
+            }),
+            _ => return,
+        };
+        match result {
+            Ok(()) => self.touched(d.path.parent(), Some(&d.path)),
+            Err(e) => self.failed(d, &e),
+        }
+    }
+
+    fn ensure_parents(&mut self, path: &RelPath) -> Result<()> {
+        for dir in path.ancestors() {
+            match self.root.metadata(&dir)?.map(|m| m.kind) {
+                Some(EntryKind::Dir) => {}
+                None => match self.root.create_dir(&dir) {
+                    Ok(()) => self.touched(dir.parent(), Some(path)),
+                    // Made a moment ago by a concurrent run: fine if a directory.
+                    Err(e)
+                        if self
+                            .root
+                            .metadata(&dir)
+                            .ok()
+                            .flatten()
+                            .is_some_and(|m| m.kind == EntryKind::Dir) =>
+                    {
+                        let _ = e;
+                    }
+                    Err(e) => return Err(e),
+                },
+                Some(kind) => {
+                    return Err(Error::NotADirectory {
+                        path: path.to_string(),
+                        parent: dir.to_string(),
+                        kind: kind.describe().to_owned(),
+                    })
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A directory the batch created that could not be pruned leaves the
+    /// new paths below it not back to "did not exist": they are reported,
+    /// if it is still a directory now that every step has run.
+    fn settle_unpruned(&mut self, snapshot: &Snapshot) {
+        for (dir, reason) in std::mem::take(&mut self.unpruned) {
+            let still = match self.root.metadata(&dir) {
+                Ok(Some(m)) => m.kind == EntryKind::Dir,
+                Ok(None) => false,
+                Err(_) => true,
+            };
+            if !still {
+                continue;
+            }
+            let error = Error::io(
+                dir.as_str(),
+                std::io::Error::other(format!(
+                    "could not remove the directory {dir:?} the batch created: {reason}"
+                )),
+            );
+            let below: Vec<RelPath> = snapshot
+                .entries
+                .iter()
+                .filter(|(p, c)| c.is_none() && dir.is_ancestor_of(p))
+                .map(|(p, _)| p.clone())
+                .filter(|p| !self.conflicts.contains(p))
+                .collect();
+            for path in below {
+                self.fail(&path, &error);
+            }
+        }
+    }
+
+    fn sync_dirs(&mut self) {
+        if !self.durable {
+            return;
+        }
+        let dirty = std::mem::take(&mut self.dirty_dirs);
+        for (dir, paths) in dirty {
+            // A directory pruned (or flipped to a file) after it was touched
+            // is gone; the sync of its parent covers that.
+            let result = match &dir {
+                Some(d) => match self.root.metadata(d) {
+                    Ok(Some(m)) if m.kind == EntryKind::Dir => self.root.sync_dir(Some(d)),
+                    Ok(_) => continue,
+                    Err(e) => Err(e),
+                },
+                None => self.root.sync_dir(None),
+            };
+            if let Err(e) = result {
+                let error = Error::io(
+                    dir.as_ref().map_or(".", RelPath::as_str),
+                    std::io::Error::other(format!("could not fsync its directory: {e}")),
+                );
+                for p in &paths {
+                    self.fail(p, &error);
+                }
+            }
+        }
+    }
+}
