@@ -1,0 +1,295 @@
+//! Layer 6: credential assignments (`DB_PASSWORD=...`, `PGPASSWORD='...'`,
+//! `APP_DB_PASSWORD=...`, `PROD_MYSQL_PWD=...`): the value only, quotes kept.
+//!
+//! A credential name is a database-ish word, optional segments, then
+//! `password`, `passwd` or `pwd` (`PWD` alone, the shell's working directory,
+//! is not one). The same test names the JSON keys whose value is replaced.
+
+use crate::placeholders::{is_placeholder, is_reference};
+use crate::text::{scan_back, skip_escape_letter};
+
+/// Words that make a `..._PASSWORD` name a database credential.
+pub const DB_WORDS: [&str; 30] = [
+    "db",
+    "database",
+    "pg",
+    "postgres",
+    "postgresql",
+    "psql",
+    "mysql",
+    "mariadb",
+    "maria",
+    "mongo",
+    "mongodb",
+    "redis",
+    "sql",
+    "mssql",
+    "sqlserver",
+    "oracle",
+    "ora",
+    "cassandra",
+    "couchdb",
+    "couchbase",
+    "elastic",
+    "elasticsearch",
+    "neo4j",
+    "influx",
+    "influxdb",
+    "clickhouse",
+    "snowflake",
+    "cockroach",
+    "rds",
+    "dsn",
+];
+
+/// The longest value looked at (bounds the work per keyword occurrence).
+const MAX_VALUE: usize = 1024;
+
+/// The last segment of a credential name.
+pub const PASSWORD_WORDS: [&str; 3] = ["password", "passwd", "pwd"];
+
+/// Bare values that are type names or literals in code (`db_password: str`),
+/// not secrets.
+const CODE_WORDS: [&str; 16] = [
+    "str",
+    "string",
+    "String",
+    "&str",
+    "bool",
+    "int",
+    "None",
+    "null",
+    "nil",
+    "undefined",
+    "true",
+    "false",
+    "Option",
+    "Secret",
+    "SecretStr",
+    "SecretString",
+];
+
+/// `DB_PASSWORD`, `pgPassword`, `DB Password`, `prod-mysql-pwd` -> true;
+/// `PWD`, `password`, `SMTP_PASSWORD`, `db_password_file` -> false.
+pub fn is_credential_name(name: &str) -> bool {
+    let norm = normalize(name);
+    let norm = norm.trim_matches('_');
+    let Some(head) = PASSWORD_WORDS.iter().find_map(|w| norm.strip_suffix(w)) else {
+        return false;
+    };
+    let head = head.trim_end_matches('_');
+    !head.is_empty() && head.split('_').any(|seg| DB_WORDS.contains(&seg))
+}
+
+/// Lower-case, camelCase split into `_`-separated words, spaces, dashes and
+/// dots turned into `_`.
+fn normalize(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            let prev = chars[i - 1];
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            if prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && next_lower)
+            {
+                out.push('_');
+            }
+        }
+        match c {
+            ' ' | '-' | '.' => out.push('_'),
+            _ => out.push(c.to_ascii_lowercase()),
+        }
+    }
+    out
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+/// A real secret value: not a placeholder, not a reference, not code.
+pub fn is_secret_value(value: &str) -> bool {
+    !is_placeholder(value) && !is_reference(value)
+}
+
+/// Layer 6 at a password word found at `kw..kw_end`: the value's byte range.
+pub fn at_password_word(text: &str, kw: usize, kw_end: usize) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    // The word must end the name.
+    if bytes
+        .get(kw_end)
+        .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_')
+    {
+        return None;
+    }
+    let mut name_start = scan_back(bytes, kw, 64, is_name_byte);
+    name_start = skip_escape_letter(bytes, name_start, kw);
+    if !is_credential_name(&text[name_start..kw_end]) {
+        return None;
+    }
+    // A quote right before the name, and whether it is closed right after.
+    let opened = name_start
+        .checked_sub(1)
+        .map(|p| bytes[p])
+        .filter(|b| matches!(b, b'"' | b'\''));
+    // Glue: optional closing quote, spaces, `=`/`:`/`:=`, spaces.
+    let mut i = kw_end;
+    let closed = matches!(bytes.get(i), Some(b'"' | b'\''));
+    if closed {
+        i += 1;
+    }
+    while matches!(bytes.get(i), Some(b' ' | b'\t')) {
+        i += 1;
+    }
+    match bytes.get(i) {
+        Some(b'=') => i += 1,
+        Some(b':') => {
+            i += 1;
+            if bytes.get(i) == Some(&b'=') {
+                i += 1;
+            }
+        }
+        _ => return None,
+    }
+    while matches!(bytes.get(i), Some(b' ' | b'\t')) {
+        i += 1;
+    }
+    let quote = match bytes.get(i) {
+        Some(&q @ (b'"' | b'\'')) => Some(q),
+        _ => None,
+    };
+    // `"DB_PASSWORD="` in code: the quote after `=` closes the literal the
+    // name is in; no value follows.
+    if quote.is_some() && quote == opened && !closed {
+        return None;
+    }
+    let (start, end) = if let Some(q) = quote {
+        let start = i + 1;
+        let mut j = start;
+        let limit = start.saturating_add(MAX_VALUE).min(bytes.len());
+        while j < limit && bytes[j] != q && bytes[j] != b'\n' {
+            j += if bytes[j] == b'\\' { 2 } else { 1 };
+        }
+        if j >= bytes.len() || (j < limit && bytes[j] != q) {
+            return None;
+        }
+        // A value longer than MAX_VALUE is redacted up to there; the next
+        // round of the fixed point takes the rest.
+        let mut end = j;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        (start, end)
+    } else {
+        let start = i;
+        let mut j = start;
+        let limit = start.saturating_add(MAX_VALUE).min(bytes.len());
+        while j < limit
+            && !matches!(
+                bytes[j],
+                b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'' | b'`' | b'\\' | b';' | b','
+            )
+        {
+            j += 1;
+        }
+        while !text.is_char_boundary(j) {
+            j -= 1;
+        }
+        let value = &text[start..j];
+        if value.starts_with(['=', '>', '&', '|'])
+            || value.contains(['(', ')', '[', ']', '{', '}', '<'])
+            || CODE_WORDS.contains(&value)
+        {
+            return None;
+        }
+        (start, j)
+    };
+    if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+        return None;
+    }
+    let value = &text[start..end];
+    is_secret_value(value).then_some((start, end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credential_names() {
+        for n in [
+            "DB_PASSWORD",
+            "PGPASSWORD",
+            "APP_DB_PASSWORD",
+            "PROD_MYSQL_PWD",
+            "DB Password",
+            "dbPassword",
+            "DBPassword",
+            "mysqlRootPassword",
+            "POSTGRES_PASSWORD",
+            "--db-password",
+            "redis_passwd",
+        ] {
+            assert!(is_credential_name(n), "{n}");
+        }
+        for n in [
+            "PWD",
+            "password",
+            "SMTP_PASSWORD",
+            "db_password_file",
+            "dbx_password",
+            "OLDPWD",
+        ] {
+            assert!(!is_credential_name(n), "{n}");
+        }
+    }
+
+    fn value(text: &str) -> Option<&str> {
+        let lower = text.to_ascii_lowercase();
+        for w in PASSWORD_WORDS {
+            let mut from = 0;
+            while let Some(i) = lower[from..].find(w) {
+                let kw = from + i;
+                if let Some((s, e)) = at_password_word(text, kw, kw + w.len()) {
+                    return Some(&text[s..e]);
+                }
+                from = kw + 1;
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn assignments() {
+        assert_eq!(value("DB_PASSWORD=secret123"), Some("secret123"));
+        assert_eq!(value("PGPASSWORD='secret123'"), Some("secret123"));
+        assert_eq!(
+            value("export APP_DB_PASSWORD=\"s3 cr3t\" next"),
+            Some("s3 cr3t")
+        );
+        assert_eq!(value("PROD_MYSQL_PWD: hunter2"), Some("hunter2"));
+        assert_eq!(value(r#""DB_PASSWORD": "secret123""#), Some("secret123"));
+        assert_eq!(value("a\\nDB_PASSWORD=secret123\\n"), Some("secret123"));
+        assert_eq!(value("DB_PASSWORD=${DB_PASSWORD}"), None);
+        assert_eq!(value("DB_PASSWORD=$DB_PASSWORD"), None);
+        assert_eq!(value("PWD=/workspace/project"), None);
+        assert_eq!(value("password=not-a-secret-setting"), None);
+        assert_eq!(value("db_password = os.environ[\"X\"]"), None);
+        assert_eq!(value("db_password: str"), None);
+        assert_eq!(value("if db_password == other"), None);
+        assert_eq!(value("DB_PASSWORD="), None);
+        assert_eq!(value(r#"("DB_PASSWORD=", gen(14))"#), None);
+        assert_eq!(
+            value(r#"docker run -e "DB_PASSWORD=s3cret" app"#),
+            Some("s3cret")
+        );
+        assert_eq!(value("DB_PASSWORD=''"), None);
+        // Long values are cut at MAX_VALUE, on a char boundary.
+        let long = format!("DB_PASSWORD={}", "é".repeat(MAX_VALUE));
+        assert_eq!(value(&long).map(str::len), Some(MAX_VALUE));
+        let long = format!("DB_PASSWORD='{}'", "é".repeat(MAX_VALUE));
+        assert!(value(&long).is_some_and(|v| v.len() <= MAX_VALUE + 1));
+    }
+}

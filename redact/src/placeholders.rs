@@ -1,0 +1,162 @@
+//! Values that stand for a secret without being one: never redacted.
+//!
+//! STORE.md §7: empty, `REDACTED`, `[REDACTED]`, `<REDACTED>`, `changeme`,
+//! `example`, `placeholder`, `your_password`, `your_secret`, `${...}`,
+//! `<lower-case-name>`, runs of 3+ of `*`, `x`, `.`, `-`. The personal data
+//! labels (`[REDACTED_EMAIL]`, ...) are placeholders too, so that redaction is
+//! idempotent, and so are variable references and format placeholders
+//! (`$NAME`, `$(...)`, `{{ ... }}`, `{}`, `%s`) that code holds instead of a
+//! value.
+
+/// The word every secret is replaced with.
+pub const REDACTED: &str = "REDACTED";
+
+/// The label an e-mail address is replaced with (personal data, opt-in).
+pub const EMAIL_LABEL: &str = "[REDACTED_EMAIL]";
+/// The label a phone number is replaced with (personal data, opt-in).
+pub const PHONE_LABEL: &str = "[REDACTED_PHONE]";
+/// The label a postal address is replaced with (personal data, opt-in).
+pub const ADDRESS_LABEL: &str = "[REDACTED_ADDRESS]";
+
+const WORDS: [&str; 11] = [
+    "redacted",
+    "[redacted]",
+    "<redacted>",
+    "changeme",
+    "example",
+    "placeholder",
+    "your_password",
+    "your_secret",
+    "[redacted_email]",
+    "[redacted_phone]",
+    "[redacted_address]",
+];
+
+/// True for a value that is a placeholder and must never be redacted.
+pub fn is_placeholder(value: &str) -> bool {
+    if value.is_empty() {
+        return true;
+    }
+    if value.len() <= 20 && WORDS.iter().any(|w| value.eq_ignore_ascii_case(w)) {
+        return true;
+    }
+    if value.starts_with("${") && value.ends_with('}') {
+        return true;
+    }
+    if is_angle_name(value) || is_mask_run(value) {
+        return true;
+    }
+    false
+}
+
+/// A value that refers to a secret held elsewhere: `$NAME`, `${...}`,
+/// `$(command)`, `{{ template }}`, `%(name)s`, or a format placeholder
+/// (`{}`, `{0}`, `{password}`, `%s`).
+pub fn is_reference(value: &str) -> bool {
+    let b = value.as_bytes();
+    if let Some(inner) = value.strip_prefix('{').and_then(|v| v.strip_suffix('}')) {
+        if inner
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b':')
+        {
+            return true;
+        }
+    }
+    if value == "%s" {
+        return true;
+    }
+    match b {
+        [b'$', b'{' | b'(', ..] => true,
+        [b'$', rest @ ..] => {
+            !rest.is_empty() && rest.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+        }
+        [b'{', b'{', ..] => true,
+        [b'%', b'(', ..] => true,
+        _ => false,
+    }
+}
+
+/// `<lower-case-name>`: `<` + lower-case letters, digits, `_`, `-` + `>`.
+fn is_angle_name(value: &str) -> bool {
+    let Some(inner) = value.strip_prefix('<').and_then(|v| v.strip_suffix('>')) else {
+        return false;
+    };
+    let b = inner.as_bytes();
+    !b.is_empty()
+        && b[0].is_ascii_lowercase()
+        && b.iter()
+            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_' || c == b'-')
+}
+
+/// Three or more of `*`, `x`/`X`, `.`, `-` and nothing else (`****`, `xxxx-xxxx`).
+fn is_mask_run(value: &str) -> bool {
+    value.len() >= 3
+        && value
+            .bytes()
+            .all(|c| matches!(c, b'*' | b'x' | b'X' | b'.' | b'-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spec_list_is_placeholders() {
+        for v in [
+            "",
+            "REDACTED",
+            "[REDACTED]",
+            "<REDACTED>",
+            "changeme",
+            "CHANGEME",
+            "example",
+            "placeholder",
+            "your_password",
+            "your_secret",
+            "${DB_PASSWORD}",
+            "<db-password>",
+            "<token_2>",
+            "***",
+            "xxxxxxxx",
+            "...",
+            "-----",
+            "xxxx-xxxx",
+            "[REDACTED_EMAIL]",
+        ] {
+            assert!(is_placeholder(v), "{v:?}");
+        }
+    }
+
+    #[test]
+    fn real_values_are_not_placeholders() {
+        for v in [
+            "secret123",
+            "pwd123",
+            "xx",
+            "<Token>",
+            "<>",
+            "examples",
+            "${unclosed",
+            "REDACTEDx",
+            "x*y",
+        ] {
+            assert!(!is_placeholder(v), "{v:?}");
+        }
+    }
+
+    #[test]
+    fn references() {
+        for v in [
+            "$DB_PASSWORD",
+            "${X}",
+            "$(cat /run/secret)",
+            "{{ secrets.DB }}",
+            "%(pw)s",
+        ] {
+            assert!(is_reference(v), "{v:?}");
+        }
+        for v in ["$", "$a-b", "a$b", "secret", "{a b}", "{"] {
+            assert!(!is_reference(v), "{v:?}");
+        }
+    }
+}

@@ -1,0 +1,1055 @@
+//! Layer 2: the table of known token formats, as data.
+//!
+//! Each [`Rule`] names a provider's documented token shape. A rule's regex
+//! runs only where one of its keywords occurs (found by one Aho-Corasick pass
+//! over the text), anchored at that occurrence (or a little before it, see
+//! [`Anchor`]), so the table can grow without making every text slower.
+//!
+//! To add a format: append a `Rule` below (keywords that every match
+//! contains, at or near its start), then add a made-up secret of that shape
+//! and a near miss to `tests/rules.rs`; a test refuses rules without both.
+
+/// Where a rule's match starts relative to a keyword occurrence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Anchor {
+    /// At the keyword itself.
+    Keyword,
+    /// At the start of the identifier (`[A-Za-z0-9_-]*`) that holds the keyword.
+    Ident,
+    /// At the start of the digits right before the keyword.
+    Digits,
+    /// At the scheme of a URL, when `scheme://` comes right before the keyword.
+    Url,
+    /// Exactly this many bytes before the keyword.
+    Before(usize),
+}
+
+/// One known token format.
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    /// The name reported in findings (`github_pat`).
+    pub name: &'static str,
+    /// Literal keywords; the rule runs only where one occurs.
+    pub keywords: &'static [&'static str],
+    /// Keywords also match in lower, UPPER and Capitalized form.
+    pub any_case: bool,
+    /// Where the match starts relative to the keyword.
+    pub anchor: Anchor,
+    /// The match must not continue a word (`[A-Za-z0-9_]` before it, a JSON
+    /// escape such as `\n` excepted).
+    pub word_start: bool,
+    /// The regex, matched anchored at the start. Capture group 1, when it took
+    /// part in the match, is the secret; otherwise the whole match is.
+    pub pattern: &'static str,
+    /// An extra test the secret must pass.
+    pub check: Option<fn(&str) -> bool>,
+    /// The longest match looked for, in bytes (bounds the work per keyword
+    /// occurrence, so that redaction stays linear in the input).
+    pub max_len: usize,
+}
+
+const BASE: Rule = Rule {
+    name: "",
+    keywords: &[],
+    any_case: false,
+    anchor: Anchor::Keyword,
+    word_start: false,
+    pattern: "",
+    check: None,
+    max_len: 512,
+};
+
+/// The glue between a credential's name and its value: an optional closing
+/// quote, `:`, `=`, `:=` or `=>`, and an optional opening quote.
+macro_rules! assign {
+    () => {
+        r#"["']?[ \t]{0,4}(?::=|=>|[:=])[ \t]{0,4}["']?"#
+    };
+}
+
+/// The body of a PEM block: base64, line breaks (or `\n` escapes, as found
+/// in JSON) and `Name: value` header lines, lazily up to its END line; or,
+/// when the END line is missing, the base64 that follows (64 bytes at least:
+/// a lone BEGIN line, as in code that looks for one, is no key).
+macro_rules! pem {
+    ($kind:literal) => {
+        concat!(
+            "-----BEGIN ",
+            $kind,
+            "PRIVATE KEY(?: BLOCK)?-----",
+            r"(?:(?:[A-Za-z0-9+/=]|\s|\\[nrt]|[A-Za-z][A-Za-z-]*:[ \t][^\n\\]*){16,}?-----END ",
+            $kind,
+            r"PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=]|\s|\\[nrt]){64,})"
+        )
+    };
+}
+
+fn has_digit_and_letter(s: &str) -> bool {
+    s.bytes().any(|b| b.is_ascii_digit()) && s.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+/// Every known token format, in priority order (an earlier rule names a
+/// finding that a later one matches with the same span).
+pub static RULES: &[Rule] = &[
+    // ---- Amazon Web Services
+    Rule {
+        name: "aws_access_key_id",
+        keywords: &["AKIA", "ASIA", "ABIA", "ACCA"],
+        word_start: true,
+        pattern: r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?-u:\b)",
+        ..BASE
+    },
+    Rule {
+        name: "aws_secret_access_key",
+        keywords: &[
+            "secret_access_key",
+            "secretaccesskey",
+            "secretAccessKey",
+            "SecretAccessKey",
+            "secret-access-key",
+        ],
+        any_case: true,
+        pattern: concat!(
+            r"(?i:secret[_-]?access[_-]?key)",
+            assign!(),
+            r"([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"
+        ),
+        ..BASE
+    },
+    Rule {
+        name: "aws_session_token",
+        keywords: &[
+            "session_token",
+            "sessiontoken",
+            "sessionToken",
+            "SessionToken",
+            "session-token",
+        ],
+        any_case: true,
+        pattern: concat!(
+            r"(?i:session[_-]?token)",
+            assign!(),
+            r"([A-Za-z0-9/+=]{100,})"
+        ),
+        max_len: 4096,
+        ..BASE
+    },
+    // ---- Google Cloud
+    Rule {
+        name: "gcp_api_key",
+        keywords: &["AIza"],
+        word_start: true,
+        pattern: r"AIza[0-9A-Za-z_-]{35}",
+        ..BASE
+    },
+    Rule {
+        name: "gcp_oauth_client_secret",
+        keywords: &["GOCSPX-"],
+        pattern: r"GOCSPX-[0-9A-Za-z_-]{28,}",
+        ..BASE
+    },
+    Rule {
+        name: "gcp_oauth_access_token",
+        keywords: &["ya29."],
+        word_start: true,
+        pattern: r"ya29\.[0-9A-Za-z_-]{30,}",
+        ..BASE
+    },
+    Rule {
+        name: "gcp_oauth_refresh_token",
+        keywords: &["1//0"],
+        word_start: true,
+        pattern: r"1//0[0-9A-Za-z_-]{40,}",
+        ..BASE
+    },
+    Rule {
+        name: "gcp_service_account_private_key",
+        keywords: &["\"private_key\""],
+        pattern: r#""private_key"\s*:\s*"(-----BEGIN PRIVATE KEY-----[^"]{20,}?-----END PRIVATE KEY-----(?:\\n)?)""#,
+        max_len: 16384,
+        ..BASE
+    },
+    // ---- Microsoft Azure
+    Rule {
+        name: "azure_storage_connection_string",
+        keywords: &["DefaultEndpointsProtocol="],
+        pattern: r"DefaultEndpointsProtocol=https?;AccountName=[A-Za-z0-9]{3,24};AccountKey=[A-Za-z0-9+/]{86}==(?:;EndpointSuffix=[A-Za-z0-9.]+)?",
+        ..BASE
+    },
+    Rule {
+        name: "azure_storage_account_key",
+        keywords: &["AccountKey="],
+        pattern: r"AccountKey=([A-Za-z0-9+/]{86}==)",
+        ..BASE
+    },
+    Rule {
+        name: "azure_sas_token",
+        keywords: &["sig="],
+        anchor: Anchor::Before(1),
+        pattern: r"[?&;]sig=([A-Za-z0-9%+/]{43,}(?:%3D|=){0,2})",
+        ..BASE
+    },
+    Rule {
+        name: "azure_shared_access_key",
+        keywords: &["SharedAccessKey="],
+        pattern: r"SharedAccessKey=([A-Za-z0-9+/]{42,43}=)",
+        ..BASE
+    },
+    Rule {
+        name: "azure_ad_client_secret",
+        keywords: &["Q~"],
+        anchor: Anchor::Before(4),
+        word_start: true,
+        pattern: r"[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}",
+        ..BASE
+    },
+    // ---- GitHub
+    Rule {
+        name: "github_pat",
+        keywords: &["ghp_"],
+        pattern: r"ghp_[A-Za-z0-9]{36,255}",
+        ..BASE
+    },
+    Rule {
+        name: "github_fine_grained_pat",
+        keywords: &["github_pat_"],
+        pattern: r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59,}",
+        ..BASE
+    },
+    Rule {
+        name: "github_oauth_token",
+        keywords: &["gho_"],
+        pattern: r"gho_[A-Za-z0-9]{36,255}",
+        ..BASE
+    },
+    Rule {
+        name: "github_user_to_server_token",
+        keywords: &["ghu_"],
+        pattern: r"ghu_[A-Za-z0-9]{36,255}",
+        ..BASE
+    },
+    Rule {
+        name: "github_app_installation_token",
+        keywords: &["ghs_"],
+        pattern: r"ghs_[A-Za-z0-9]{36,255}",
+        ..BASE
+    },
+    Rule {
+        name: "github_refresh_token",
+        keywords: &["ghr_"],
+        pattern: r"ghr_[A-Za-z0-9]{36,255}",
+        ..BASE
+    },
+    // ---- GitLab
+    Rule {
+        name: "gitlab_pat",
+        keywords: &["glpat-"],
+        pattern: r"glpat-[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{2}\.[0-9a-z]{7,9})?",
+        ..BASE
+    },
+    Rule {
+        name: "gitlab_deploy_token",
+        keywords: &["gldt-"],
+        pattern: r"gldt-[A-Za-z0-9_-]{20,}",
+        ..BASE
+    },
+    Rule {
+        name: "gitlab_pipeline_trigger_token",
+        keywords: &["glptt-"],
+        pattern: r"glptt-[0-9a-f]{40}",
+        ..BASE
+    },
+    Rule {
+        name: "gitlab_runner_token",
+        keywords: &["glrt-"],
+        pattern: r"glrt-[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{2}\.[0-9a-z]{7,9})?",
+        ..BASE
+    },
+    Rule {
+        name: "gitlab_runner_registration_token",
+        keywords: &["GR1348941"],
+        pattern: r"GR1348941[A-Za-z0-9_-]{20,}",
+        ..BASE
+    },
+    Rule {
+        name: "gitlab_oauth_app_secret",
+        keywords: &["gloas-"],
+        pattern: r"gloas-[A-Za-z0-9_-]{64}",
+        ..BASE
+    },
+    Rule {
+        name: "gitlab_ci_build_token",
+        keywords: &["glcbt-"],
+        pattern: r"glcbt-(?:[0-9a-fA-F]{1,5}_)?[A-Za-z0-9_-]{20,}",
+        ..BASE
+    },
+    Rule {
+        name: "gitlab_feed_token",
+        keywords: &["glft-"],
+        pattern: r"glft-[A-Za-z0-9_-]{20,}",
+        ..BASE
+    },
+    Rule {
+        name: "gitlab_scim_token",
+        keywords: &["glsoat-"],
+        pattern: r"glsoat-[A-Za-z0-9_-]{20,}",
+        ..BASE
+    },
+    Rule {
+        name: "gitlab_agent_token",
+        keywords: &["glagent-"],
+        pattern: r"glagent-[A-Za-z0-9_-]{50,}",
+        ..BASE
+    },
+    Rule {
+        name: "gitlab_incoming_mail_token",
+        keywords: &["glimt-"],
+        pattern: r"glimt-[A-Za-z0-9_-]{25,}",
+        ..BASE
+    },
+    Rule {
+        name: "gitlab_feature_flag_client_token",
+        keywords: &["glffct-"],
+        pattern: r"glffct-[A-Za-z0-9_-]{20,}",
+        ..BASE
+    },
+    // ---- Atlassian
+    Rule {
+        name: "atlassian_api_token",
+        keywords: &["ATATT"],
+        word_start: true,
+        pattern: r"ATATT[A-Za-z0-9_=+/-]{60,}",
+        max_len: 1024,
+        ..BASE
+    },
+    Rule {
+        name: "bitbucket_app_password",
+        keywords: &["ATBB"],
+        word_start: true,
+        pattern: r"ATBB[A-Za-z0-9_=.-]{28,}",
+        ..BASE
+    },
+    // ---- Package registries
+    Rule {
+        name: "npm_access_token",
+        keywords: &["npm_"],
+        word_start: true,
+        pattern: r"npm_[A-Za-z0-9]{36,}",
+        ..BASE
+    },
+    Rule {
+        name: "pypi_api_token",
+        keywords: &["pypi-Ag"],
+        pattern: r"pypi-Ag[A-Za-z0-9_-]{60,}",
+        ..BASE
+    },
+    Rule {
+        name: "crates_io_api_token",
+        keywords: &["cio"],
+        word_start: true,
+        pattern: r"cio[A-Za-z0-9]{32}(?-u:\b)",
+        ..BASE
+    },
+    Rule {
+        name: "dockerhub_token",
+        keywords: &["dckr_pat_", "dckr_oat_"],
+        pattern: r"dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,}",
+        ..BASE
+    },
+    Rule {
+        name: "rubygems_api_key",
+        keywords: &["rubygems_"],
+        pattern: r"rubygems_[0-9a-f]{48}",
+        ..BASE
+    },
+    Rule {
+        name: "nuget_api_key",
+        keywords: &["oy2"],
+        word_start: true,
+        pattern: r"oy2[a-z0-9]{43}(?-u:\b)",
+        ..BASE
+    },
+    // ---- Slack
+    Rule {
+        name: "slack_bot_token",
+        keywords: &["xoxb-"],
+        pattern: r"xoxb-[0-9]{10,13}-[0-9]{10,13}[A-Za-z0-9-]*",
+        ..BASE
+    },
+    Rule {
+        name: "slack_user_token",
+        keywords: &["xoxp-"],
+        pattern: r"xoxp-[0-9]{10,13}-[0-9]{10,13}-[0-9]{10,13}-[A-Za-z0-9]{28,34}",
+        ..BASE
+    },
+    Rule {
+        name: "slack_app_token",
+        keywords: &["xapp-"],
+        pattern: r"xapp-[0-9]+-[A-Z0-9]+-[0-9]+-[A-Za-z0-9]{20,}",
+        ..BASE
+    },
+    Rule {
+        name: "slack_legacy_token",
+        keywords: &["xoxa-", "xoxo-", "xoxr-", "xoxs-"],
+        pattern: r"xox[aors]-[0-9]+-[0-9A-Za-z-]{16,}",
+        ..BASE
+    },
+    Rule {
+        name: "slack_config_token",
+        keywords: &["xoxe.xoxb-", "xoxe.xoxp-", "xoxe-"],
+        pattern: r"xoxe\.xox[bp]-[0-9]-[A-Za-z0-9]{100,}|xoxe-[0-9]-[A-Za-z0-9]{100,}",
+        max_len: 1024,
+        ..BASE
+    },
+    Rule {
+        name: "slack_webhook_url",
+        keywords: &["hooks.slack.com/"],
+        anchor: Anchor::Url,
+        pattern: r"(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}",
+        ..BASE
+    },
+    // ---- Discord, Telegram
+    Rule {
+        name: "discord_bot_token",
+        keywords: &["discord", "Bot ", "bot "],
+        any_case: true,
+        anchor: Anchor::Ident,
+        pattern: concat!(
+            r"(?:(?i:[a-z0-9_-]*discord[a-z0-9_-]*)",
+            assign!(),
+            r"|(?i:bot)[ \t]+)([MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})"
+        ),
+        ..BASE
+    },
+    Rule {
+        name: "discord_webhook_url",
+        keywords: &["discord.com/api/webhooks/", "discordapp.com/api/webhooks/"],
+        anchor: Anchor::Url,
+        pattern: r"(?:https?://)?(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/[A-Za-z0-9_-]{60,68}",
+        ..BASE
+    },
+    Rule {
+        name: "telegram_bot_token",
+        keywords: &[":AA"],
+        anchor: Anchor::Digits,
+        pattern: r"[0-9]{8,10}:AA[0-9A-Za-z_-]{33}",
+        ..BASE
+    },
+    // ---- Mail and messaging APIs
+    Rule {
+        name: "sendgrid_api_key",
+        keywords: &["SG."],
+        pattern: r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
+        ..BASE
+    },
+    Rule {
+        name: "mailgun_api_key",
+        keywords: &["key-"],
+        word_start: true,
+        pattern: r"key-[0-9a-f]{32}(?-u:\b)",
+        ..BASE
+    },
+    Rule {
+        name: "mailchimp_api_key",
+        keywords: &["-us"],
+        anchor: Anchor::Before(32),
+        word_start: true,
+        pattern: r"[0-9a-f]{32}-us[0-9]{1,2}(?-u:\b)",
+        ..BASE
+    },
+    Rule {
+        name: "brevo_api_key",
+        keywords: &["xkeysib-"],
+        pattern: r"xkeysib-[0-9a-f]{64}-[A-Za-z0-9]{16}",
+        ..BASE
+    },
+    Rule {
+        name: "twilio_api_key",
+        keywords: &["SK"],
+        word_start: true,
+        pattern: r"SK[0-9a-fA-F]{32}(?-u:\b)",
+        ..BASE
+    },
+    Rule {
+        name: "twilio_account_sid",
+        keywords: &["AC"],
+        word_start: true,
+        pattern: r"AC[0-9a-f]{32}(?-u:\b)",
+        ..BASE
+    },
+    // ---- Payments
+    Rule {
+        name: "stripe_secret_key",
+        keywords: &["sk_live_", "sk_test_"],
+        word_start: true,
+        pattern: r"sk_(?:live|test)_[0-9A-Za-z]{24,247}",
+        ..BASE
+    },
+    Rule {
+        name: "stripe_restricted_key",
+        keywords: &["rk_live_", "rk_test_"],
+        word_start: true,
+        pattern: r"rk_(?:live|test)_[0-9A-Za-z]{24,247}",
+        ..BASE
+    },
+    Rule {
+        name: "stripe_publishable_key",
+        keywords: &["pk_live_"],
+        word_start: true,
+        pattern: r"pk_live_[0-9A-Za-z]{24,247}",
+        ..BASE
+    },
+    Rule {
+        name: "stripe_webhook_secret",
+        keywords: &["whsec_"],
+        word_start: true,
+        pattern: r"whsec_[A-Za-z0-9+/=]{32,}",
+        ..BASE
+    },
+    Rule {
+        name: "square_access_token",
+        keywords: &["EAAA", "sq0atp-"],
+        word_start: true,
+        pattern: r"EAAA[A-Za-z0-9_-]{60,}|sq0atp-[0-9A-Za-z_-]{22,}",
+        ..BASE
+    },
+    Rule {
+        name: "square_oauth_secret",
+        keywords: &["sq0csp-"],
+        word_start: true,
+        pattern: r"sq0csp-[0-9A-Za-z_-]{40,}",
+        ..BASE
+    },
+    Rule {
+        name: "paypal_braintree_access_token",
+        keywords: &["access_token$"],
+        pattern: r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}",
+        ..BASE
+    },
+    Rule {
+        name: "shippo_api_token",
+        keywords: &["shippo_live_", "shippo_test_"],
+        pattern: r"shippo_(?:live|test)_[0-9a-f]{40}",
+        ..BASE
+    },
+    Rule {
+        name: "easypost_api_key",
+        keywords: &["EZAK", "EZTK"],
+        word_start: true,
+        pattern: r"EZ[AT]K[A-Za-z0-9]{54}",
+        ..BASE
+    },
+    Rule {
+        name: "flutterwave_secret_key",
+        keywords: &["FLWSECK"],
+        pattern: r"FLWSECK(?:_TEST)?-[A-Za-z0-9]{32}-X",
+        ..BASE
+    },
+    // ---- AI providers
+    Rule {
+        name: "openai_api_key",
+        keywords: &["sk-"],
+        word_start: true,
+        pattern: r"sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}",
+        max_len: 256,
+        ..BASE
+    },
+    Rule {
+        name: "openai_project_key",
+        keywords: &["sk-proj-"],
+        pattern: r"sk-proj-[A-Za-z0-9_-]{40,}",
+        ..BASE
+    },
+    Rule {
+        name: "openai_service_account_key",
+        keywords: &["sk-svcacct-"],
+        pattern: r"sk-svcacct-[A-Za-z0-9_-]{40,}",
+        ..BASE
+    },
+    Rule {
+        name: "openai_admin_key",
+        keywords: &["sk-admin-"],
+        pattern: r"sk-admin-[A-Za-z0-9_-]{40,}",
+        ..BASE
+    },
+    Rule {
+        name: "anthropic_api_key",
+        keywords: &["sk-ant-api"],
+        pattern: r"sk-ant-api[0-9]{2}-[A-Za-z0-9_-]{20,}",
+        ..BASE
+    },
+    Rule {
+        name: "anthropic_admin_key",
+        keywords: &["sk-ant-admin"],
+        pattern: r"sk-ant-admin[0-9]{2}-[A-Za-z0-9_-]{20,}",
+        ..BASE
+    },
+    Rule {
+        name: "openrouter_api_key",
+        keywords: &["sk-or-v1-"],
+        pattern: r"sk-or-v1-[0-9a-f]{64}",
+        ..BASE
+    },
+    Rule {
+        name: "huggingface_token",
+        keywords: &["hf_"],
+        word_start: true,
+        pattern: r"hf_[A-Za-z0-9]{34,}",
+        ..BASE
+    },
+    Rule {
+        name: "huggingface_org_token",
+        keywords: &["api_org_"],
+        word_start: true,
+        pattern: r"api_org_[A-Za-z0-9]{34,}",
+        ..BASE
+    },
+    Rule {
+        name: "groq_api_key",
+        keywords: &["gsk_"],
+        word_start: true,
+        pattern: r"gsk_[A-Za-z0-9]{52,}",
+        ..BASE
+    },
+    Rule {
+        name: "replicate_api_token",
+        keywords: &["r8_"],
+        word_start: true,
+        pattern: r"r8_[A-Za-z0-9]{37,}",
+        ..BASE
+    },
+    Rule {
+        name: "perplexity_api_key",
+        keywords: &["pplx-"],
+        word_start: true,
+        pattern: r"pplx-[A-Za-z0-9]{48,}",
+        ..BASE
+    },
+    Rule {
+        name: "xai_api_key",
+        keywords: &["xai-"],
+        word_start: true,
+        pattern: r"xai-[A-Za-z0-9]{80,}",
+        ..BASE
+    },
+    Rule {
+        name: "langsmith_api_key",
+        keywords: &["lsv2_"],
+        word_start: true,
+        pattern: r"lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}",
+        ..BASE
+    },
+    // ---- Commerce, productivity and developer platforms
+    Rule {
+        name: "shopify_access_token",
+        keywords: &["shpat_"],
+        pattern: r"shpat_[a-fA-F0-9]{32}",
+        ..BASE
+    },
+    Rule {
+        name: "shopify_custom_app_token",
+        keywords: &["shpca_"],
+        pattern: r"shpca_[a-fA-F0-9]{32}",
+        ..BASE
+    },
+    Rule {
+        name: "shopify_private_app_token",
+        keywords: &["shppa_"],
+        pattern: r"shppa_[a-fA-F0-9]{32}",
+        ..BASE
+    },
+    Rule {
+        name: "shopify_shared_secret",
+        keywords: &["shpss_"],
+        pattern: r"shpss_[a-fA-F0-9]{32}",
+        ..BASE
+    },
+    Rule {
+        name: "linear_api_key",
+        keywords: &["lin_api_"],
+        pattern: r"lin_api_[A-Za-z0-9]{40}",
+        ..BASE
+    },
+    Rule {
+        name: "notion_token",
+        keywords: &["ntn_", "secret_"],
+        word_start: true,
+        pattern: r"ntn_[0-9]{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43}(?-u:\b)",
+        ..BASE
+    },
+    Rule {
+        name: "datadog_api_key",
+        keywords: &["datadog", "dd_api_key", "dd-api-key", "ddapikey"],
+        any_case: true,
+        anchor: Anchor::Ident,
+        pattern: concat!(
+            r"(?i:[a-z0-9_-]*(?:datadog|dd)[_-]?api[_-]?key)",
+            assign!(),
+            r"([a-f0-9]{32})(?-u:\b)"
+        ),
+        ..BASE
+    },
+    Rule {
+        name: "datadog_app_key",
+        keywords: &[
+            "datadog",
+            "dd_app_key",
+            "dd-app-key",
+            "dd_application_key",
+            "ddappkey",
+        ],
+        any_case: true,
+        anchor: Anchor::Ident,
+        pattern: concat!(
+            r"(?i:[a-z0-9_-]*(?:datadog|dd)[_-]?app(?:lication)?[_-]?key)",
+            assign!(),
+            r"([a-f0-9]{40})(?-u:\b)"
+        ),
+        ..BASE
+    },
+    Rule {
+        name: "new_relic_user_api_key",
+        keywords: &["NRAK-"],
+        pattern: r"NRAK-[A-Z0-9]{27}",
+        ..BASE
+    },
+    Rule {
+        name: "new_relic_license_key",
+        keywords: &["NRAL"],
+        anchor: Anchor::Before(36),
+        word_start: true,
+        pattern: r"[a-f0-9]{36}NRAL",
+        ..BASE
+    },
+    Rule {
+        name: "new_relic_insert_key",
+        keywords: &["NRII-"],
+        pattern: r"NRII-[A-Za-z0-9_-]{32}",
+        ..BASE
+    },
+    Rule {
+        name: "sentry_org_token",
+        keywords: &["sntrys_"],
+        pattern: r"sntrys_[A-Za-z0-9+/=_-]{50,}",
+        max_len: 1024,
+        ..BASE
+    },
+    Rule {
+        name: "sentry_user_token",
+        keywords: &["sntryu_"],
+        pattern: r"sntryu_[a-f0-9]{64}",
+        ..BASE
+    },
+    Rule {
+        name: "heroku_api_key",
+        keywords: &["heroku", "HRKU-"],
+        any_case: true,
+        anchor: Anchor::Ident,
+        pattern: concat!(
+            r"HRKU-[A-Za-z0-9_-]{40,}|(?i:[a-z0-9_-]*heroku[a-z0-9_-]*)",
+            assign!(),
+            r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
+        ),
+        ..BASE
+    },
+    Rule {
+        name: "digitalocean_pat",
+        keywords: &["dop_v1_"],
+        pattern: r"dop_v1_[a-f0-9]{64}",
+        ..BASE
+    },
+    Rule {
+        name: "digitalocean_oauth_token",
+        keywords: &["doo_v1_"],
+        pattern: r"doo_v1_[a-f0-9]{64}",
+        ..BASE
+    },
+    Rule {
+        name: "digitalocean_refresh_token",
+        keywords: &["dor_v1_"],
+        pattern: r"dor_v1_[a-f0-9]{64}",
+        ..BASE
+    },
+    Rule {
+        name: "vercel_token",
+        keywords: &["vercel"],
+        any_case: true,
+        anchor: Anchor::Ident,
+        pattern: concat!(
+            r"(?i:[a-z0-9_-]*vercel[a-z0-9_-]*)",
+            assign!(),
+            r"([A-Za-z0-9]{24})(?-u:\b)"
+        ),
+        ..BASE
+    },
+    Rule {
+        name: "netlify_token",
+        keywords: &["nfp_", "netlify"],
+        any_case: true,
+        anchor: Anchor::Ident,
+        pattern: concat!(
+            r"nfp_[A-Za-z0-9]{36,}|(?i:[a-z0-9_-]*netlify[a-z0-9_-]*)",
+            assign!(),
+            r"([A-Za-z0-9_-]{40,46})(?-u:\b)"
+        ),
+        ..BASE
+    },
+    Rule {
+        name: "supabase_access_token",
+        keywords: &["sbp_"],
+        word_start: true,
+        pattern: r"sbp_[a-f0-9]{40}",
+        ..BASE
+    },
+    Rule {
+        name: "supabase_secret_key",
+        keywords: &["sb_secret_"],
+        word_start: true,
+        pattern: r"sb_secret_[A-Za-z0-9_-]{31,}",
+        ..BASE
+    },
+    Rule {
+        name: "pulumi_access_token",
+        keywords: &["pul-"],
+        word_start: true,
+        pattern: r"pul-[a-f0-9]{40}",
+        ..BASE
+    },
+    Rule {
+        name: "doppler_token",
+        keywords: &["dp."],
+        word_start: true,
+        pattern: r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}",
+        ..BASE
+    },
+    Rule {
+        name: "hashicorp_vault_token",
+        keywords: &["hvs.", "hvb.", "hvr."],
+        word_start: true,
+        pattern: r"hv[sbr]\.[A-Za-z0-9_-]{24,}",
+        ..BASE
+    },
+    Rule {
+        name: "terraform_cloud_token",
+        keywords: &[".atlasv1."],
+        anchor: Anchor::Before(14),
+        word_start: true,
+        pattern: r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}",
+        ..BASE
+    },
+    Rule {
+        name: "postman_api_key",
+        keywords: &["PMAK-"],
+        pattern: r"PMAK-[0-9a-f]{24}-[0-9a-f]{34}",
+        ..BASE
+    },
+    Rule {
+        name: "mapbox_secret_token",
+        keywords: &["sk.eyJ"],
+        word_start: true,
+        pattern: r"sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}",
+        ..BASE
+    },
+    Rule {
+        name: "algolia_admin_key",
+        keywords: &["algolia"],
+        any_case: true,
+        anchor: Anchor::Ident,
+        pattern: concat!(
+            r"(?i:[a-z0-9_-]*algolia[a-z0-9_-]*)",
+            assign!(),
+            r"([a-f0-9]{32})(?-u:\b)"
+        ),
+        ..BASE
+    },
+    Rule {
+        name: "databricks_token",
+        keywords: &["dapi"],
+        word_start: true,
+        pattern: r"dapi[a-f0-9]{32}(?:-[0-9]+)?",
+        ..BASE
+    },
+    Rule {
+        name: "cloudflare_api_token",
+        keywords: &["cloudflare", "cf_api_token", "cf_api_key"],
+        any_case: true,
+        anchor: Anchor::Ident,
+        pattern: concat!(
+            r"(?i:[a-z0-9_-]*(?:cloudflare|cf_api)[a-z0-9_-]*)",
+            assign!(),
+            r"([A-Za-z0-9_-]{37,40})(?-u:\b)"
+        ),
+        ..BASE
+    },
+    Rule {
+        name: "cloudflare_origin_ca_key",
+        keywords: &["v1.0-"],
+        word_start: true,
+        pattern: r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}",
+        ..BASE
+    },
+    Rule {
+        name: "fly_io_token",
+        keywords: &["fo1_", "FlyV1 fm", "fm1", "fm2"],
+        word_start: true,
+        pattern: r"fo1_[A-Za-z0-9_-]{43}|(?:FlyV1 )?fm[12][ar]?_[A-Za-z0-9+/=_-]{100,}",
+        max_len: 4096,
+        ..BASE
+    },
+    Rule {
+        name: "grafana_cloud_token",
+        keywords: &["glc_"],
+        word_start: true,
+        pattern: r"glc_[A-Za-z0-9+/]{32,}={0,2}",
+        ..BASE
+    },
+    Rule {
+        name: "grafana_service_account_token",
+        keywords: &["glsa_"],
+        word_start: true,
+        pattern: r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}",
+        ..BASE
+    },
+    Rule {
+        name: "planetscale_token",
+        keywords: &["pscale_tkn_", "pscale_pw_", "pscale_oauth_"],
+        pattern: r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}",
+        ..BASE
+    },
+    Rule {
+        name: "prefect_api_key",
+        keywords: &["pnu_"],
+        word_start: true,
+        pattern: r"pnu_[A-Za-z0-9]{36}",
+        ..BASE
+    },
+    Rule {
+        name: "figma_token",
+        keywords: &["figd_"],
+        word_start: true,
+        pattern: r"figd_[A-Za-z0-9_-]{40,}",
+        ..BASE
+    },
+    Rule {
+        name: "airtable_pat",
+        keywords: &["pat"],
+        word_start: true,
+        pattern: r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}",
+        ..BASE
+    },
+    Rule {
+        name: "dropbox_token",
+        keywords: &["sl."],
+        word_start: true,
+        pattern: r"sl\.(?:u\.)?[A-Za-z0-9_-]{130,}",
+        max_len: 2048,
+        ..BASE
+    },
+    Rule {
+        name: "typeform_token",
+        keywords: &["tfp_"],
+        word_start: true,
+        pattern: r"tfp_[A-Za-z0-9_.=-]{44,}",
+        ..BASE
+    },
+    Rule {
+        name: "contentful_token",
+        keywords: &["CFPAT-"],
+        pattern: r"CFPAT-[A-Za-z0-9_-]{43}",
+        ..BASE
+    },
+    Rule {
+        name: "onepassword_service_account_token",
+        keywords: &["ops_eyJ"],
+        pattern: r"ops_eyJ[A-Za-z0-9+/=_-]{250,}",
+        max_len: 4096,
+        ..BASE
+    },
+    Rule {
+        name: "age_secret_key",
+        keywords: &["AGE-SECRET-KEY-1"],
+        pattern: r"AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}",
+        ..BASE
+    },
+    Rule {
+        name: "facebook_access_token",
+        keywords: &["EAA"],
+        word_start: true,
+        pattern: r"EAA[B-Z][A-Za-z0-9]{80,}",
+        max_len: 1024,
+        ..BASE
+    },
+    // ---- Structural formats
+    Rule {
+        name: "jwt",
+        keywords: &["eyJ"],
+        pattern: r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
+        max_len: 8192,
+        ..BASE
+    },
+    Rule {
+        name: "private_key_rsa",
+        keywords: &["-----BEGIN RSA "],
+        pattern: pem!("RSA "),
+        max_len: 16384,
+        ..BASE
+    },
+    Rule {
+        name: "private_key_ec",
+        keywords: &["-----BEGIN EC "],
+        pattern: pem!("EC "),
+        max_len: 16384,
+        ..BASE
+    },
+    Rule {
+        name: "private_key_dsa",
+        keywords: &["-----BEGIN DSA "],
+        pattern: pem!("DSA "),
+        max_len: 16384,
+        ..BASE
+    },
+    Rule {
+        name: "private_key_pkcs8",
+        keywords: &["-----BEGIN PRIVATE "],
+        pattern: pem!(""),
+        max_len: 16384,
+        ..BASE
+    },
+    Rule {
+        name: "private_key_encrypted",
+        keywords: &["-----BEGIN ENCRYPTED "],
+        pattern: pem!("ENCRYPTED "),
+        max_len: 16384,
+        ..BASE
+    },
+    Rule {
+        name: "private_key_openssh",
+        keywords: &["-----BEGIN OPENSSH "],
+        pattern: pem!("OPENSSH "),
+        max_len: 16384,
+        ..BASE
+    },
+    Rule {
+        name: "private_key_pgp",
+        keywords: &["-----BEGIN PGP PRIVATE"],
+        pattern: pem!("PGP "),
+        max_len: 16384,
+        ..BASE
+    },
+    Rule {
+        name: "http_bearer_token",
+        keywords: &["bearer "],
+        any_case: true,
+        pattern: r"(?i:bearer)[ \t]+([A-Za-z0-9._~+/-]{20,}=*)",
+        check: Some(has_digit_and_letter),
+        max_len: 8192,
+        ..BASE
+    },
+    Rule {
+        name: "http_basic_auth",
+        keywords: &["authorization"],
+        any_case: true,
+        pattern: r#"(?i:authorization)["']?[ \t]*[:=][ \t]*["']?(?i:basic)[ \t]+([A-Za-z0-9+/]{8,}={0,2})"#,
+        ..BASE
+    },
+];
