@@ -1,0 +1,159 @@
+//! Moving and deleting a shadow branch: under the branch's exclusive lock
+//! file, compare-and-swap with the tip the attempt was built on, up to
+//! [`MAX_ATTEMPTS`] attempts with the store's backoff; exhaustion is
+//! `ref_busy` ("shadow branch ref moved"). A losing attempt deletes the
+//! loose commit object it wrote (never one that existed before it).
+
+use std::path::Path;
+
+use gix::refs::transaction::{Change, PreviousValue, RefEdit, RefLog};
+use gix::refs::{FullName, Target};
+use gix::ObjectId;
+
+use crate::objects::{self, git_error};
+use crate::ref_update::{
+    backoff, cas_edit, clear_abandoned_git_locks, lock_file, lost_race, read_tip, MAX_ATTEMPTS,
+};
+use agent_checkpoint::{Error, Result};
+
+/// The full ref of a shadow branch.
+pub(crate) fn full_ref(branch: &str) -> String {
+    format!("refs/heads/{branch}")
+}
+
+/// What one attempt proposes.
+pub(crate) enum Attempt<T> {
+    /// Move the branch to `commit`; `fresh` when this attempt wrote it.
+    Move {
+        commit: ObjectId,
+        fresh: bool,
+        value: T,
+    },
+    /// Leave the branch where it is (a skipped step).
+    Stay(T),
+}
+
+/// Writes a commit for an attempt: `(id, fresh)`, `fresh` when the object
+/// did not exist before.
+pub(crate) fn write_commit(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    parent: Option<ObjectId>,
+    message: &str,
+    who: &gix::actor::Signature,
+) -> Result<(ObjectId, bool)> {
+    let commit = gix::objs::Commit {
+        tree,
+        parents: parent.into_iter().collect(),
+        author: who.clone(),
+        committer: who.clone(),
+        encoding: None,
+        message: message.into(),
+        extra_headers: Vec::new(),
+    };
+    let id = commit_id(repo, &commit)?;
+    let existed = repo.has_object(id);
+    let written = objects::write_commit(repo, tree, parent, message, who)?;
+    Ok((written, !existed))
+}
+
+fn commit_id(repo: &gix::Repository, commit: &gix::objs::Commit) -> Result<ObjectId> {
+    use gix::objs::WriteTo;
+    let mut buf = Vec::new();
+    commit
+        .write_to(&mut buf)
+        .map_err(|e| git_error("encoding a commit", e))?;
+    gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Commit, &buf)
+        .map_err(|e| git_error("hashing a commit", e))
+}
+
+/// Runs `build` under the lock of `branch` until its commit lands (or it
+/// decides to stay), at most [`MAX_ATTEMPTS`] times; `build` gets the
+/// branch's fresh tip each time.
+///
+/// # Errors
+/// What `build` returns; [`Error::RefBusy`] when every attempt lost.
+pub(crate) fn update<T>(
+    repo: &gix::Repository,
+    common_dir: &Path,
+    branch: &str,
+    who: &gix::actor::Signature,
+    mut build: impl FnMut(Option<ObjectId>) -> Result<Attempt<T>>,
+) -> Result<T> {
+    let ref_name = full_ref(branch);
+    let _lock = lock_file(&super::lock_path(common_dir, branch))?;
+    let mut time_buf = gix::date::parse::TimeBuf::default();
+    let committer = who.to_ref(&mut time_buf);
+    for attempt in 1..=MAX_ATTEMPTS {
+        let tip = read_tip(repo, &ref_name)?;
+        let (commit, fresh, value) = match build(tip)? {
+            Attempt::Stay(value) => return Ok(value),
+            Attempt::Move {
+                commit,
+                fresh,
+                value,
+            } => (commit, fresh, value),
+        };
+        let edit = cas_edit(&ref_name, tip, commit, "entire: shadow step")?;
+        match repo.edit_references_as([edit], Some(committer)) {
+            Ok(_) => return Ok(value),
+            Err(e) if lost_race(&e) => {
+                if fresh {
+                    remove_loose(repo, commit);
+                }
+                if e.is_retryable() {
+                    clear_abandoned_git_locks(common_dir, std::slice::from_ref(&ref_name));
+                }
+                backoff(attempt)?;
+            }
+            Err(e) => return Err(git_error(format!("updating {ref_name:?}"), e)),
+        }
+    }
+    Err(Error::RefBusy {
+        name: ref_name,
+        attempts: MAX_ATTEMPTS,
+    })
+}
+
+/// Deletes `branch` if it still points at `expected`, under its lock.
+/// `Ok(false)` when it moved or is gone (nothing deleted).
+///
+/// # Errors
+/// An I/O error from the ref store.
+pub(crate) fn delete(
+    repo: &gix::Repository,
+    common_dir: &Path,
+    branch: &str,
+    expected: ObjectId,
+) -> Result<bool> {
+    let ref_name = full_ref(branch);
+    let _lock = lock_file(&super::lock_path(common_dir, branch))?;
+    if read_tip(repo, &ref_name)? != Some(expected) {
+        return Ok(false);
+    }
+    let name = FullName::try_from(ref_name.as_str()).map_err(|e| Error::InvalidRefName {
+        name: ref_name.clone(),
+        reason: e.to_string(),
+    })?;
+    let edit = RefEdit {
+        change: Change::Delete {
+            expected: PreviousValue::MustExistAndMatch(Target::Object(expected)),
+            log: RefLog::AndReference,
+        },
+        name,
+        deref: false,
+    };
+    match repo.edit_references([edit]) {
+        Ok(_) => Ok(true),
+        Err(e) if lost_race(&e) => Ok(false),
+        Err(e) => Err(git_error(format!("deleting {ref_name:?}"), e)),
+    }
+}
+
+/// Removes the loose object `id` (best effort).
+fn remove_loose(repo: &gix::Repository, id: ObjectId) {
+    let hex = id.to_string();
+    let (dir, file) = hex.split_at(2);
+    let path = repo.objects.store_ref().path().join(dir).join(file);
+    let _ = std::fs::remove_file(path);
+}

@@ -1,0 +1,102 @@
+//! Deleting shadow branches no session needs: those whose base commit is
+//! gone from the repository, and those whose every session was condensed
+//! (has a persistent checkpoint holding its session ID).
+
+use std::collections::{BTreeSet, HashSet};
+
+use gix::ObjectId;
+
+use super::cas;
+use super::read::{branches, chain};
+use crate::Store;
+use agent_checkpoint::Result;
+use agent_checkpoint_naming::refs::parse_shadow_branch_name;
+
+/// A branch [`Store::shadow_clean`] deleted, and why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct CleanedBranch {
+    /// The branch name.
+    pub branch: String,
+    /// Its tip when it was deleted.
+    pub tip: String,
+    /// `base_commit_gone` or `sessions_condensed`.
+    pub reason: String,
+}
+
+/// The commits whose id starts with `prefix` (hex).
+pub(crate) fn commits_with_prefix(repo: &gix::Repository, prefix: &str) -> Vec<ObjectId> {
+    let Ok(prefix) = gix::hash::Prefix::from_hex(prefix) else {
+        return Vec::new();
+    };
+    let mut candidates = HashSet::new();
+    if repo
+        .objects
+        .lookup_prefix(prefix, Some(&mut candidates))
+        .is_err()
+    {
+        return Vec::new();
+    }
+    let mut commits: Vec<ObjectId> = candidates
+        .into_iter()
+        .filter(|id| {
+            repo.find_header(*id)
+                .is_ok_and(|h| h.kind() == gix::objs::Kind::Commit)
+        })
+        .collect();
+    commits.sort();
+    commits
+}
+
+/// The sessions of the chain ending at `tip`.
+pub(crate) fn sessions_on(repo: &gix::Repository, tip: ObjectId) -> Result<BTreeSet<String>> {
+    Ok(chain(repo, tip, 0)?
+        .into_iter()
+        .map(|(_, info)| info.trailers().session_id)
+        .filter(|s| !s.is_empty())
+        .collect())
+}
+
+impl Store {
+    /// Every session ID some persistent checkpoint holds.
+    pub(crate) fn condensed_sessions(&self) -> Result<BTreeSet<String>> {
+        Ok(self
+            .list()?
+            .into_iter()
+            .flat_map(|c| c.session_ids)
+            .collect())
+    }
+
+    /// Deletes the shadow branches no session needs: whose base commit is
+    /// gone, or whose every session has a persistent checkpoint. A branch
+    /// that moves meanwhile is kept. Returns what was deleted.
+    ///
+    /// # Errors
+    /// `corrupt_object` when a branch or checkpoint cannot be read; an I/O
+    /// error from the ref store.
+    pub fn shadow_clean(&self) -> Result<Vec<CleanedBranch>> {
+        let repo = self.local();
+        let condensed = self.condensed_sessions()?;
+        let mut out = Vec::new();
+        for (branch, tip) in branches(&repo)? {
+            let prefix = parse_shadow_branch_name(&branch)
+                .map(|p| p.commit_prefix)
+                .unwrap_or_default();
+            let reason = if commits_with_prefix(&repo, &prefix).is_empty() {
+                "base_commit_gone"
+            } else if sessions_on(&repo, tip)?.is_subset(&condensed) {
+                "sessions_condensed"
+            } else {
+                continue;
+            };
+            if cas::delete(&repo, &self.common_dir, &branch, tip)? {
+                out.push(CleanedBranch {
+                    branch,
+                    tip: tip.to_string(),
+                    reason: reason.to_owned(),
+                });
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,141 @@
+//! Condense and clean: a session's steps become one persistent checkpoint
+//! (files touched, prompts, transcript, step count, `Ephemeral-branch`
+//! trailer); the shadow branch goes once every session on it is
+//! condensed; `shadow_clean` deletes branches whose base commit is gone or
+//! whose sessions are all condensed, and keeps the others.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use agent_checkpoint::ErrorCode;
+use agent_checkpoint_store::{NoRedaction, SessionWrite, ShadowStep, Store, StoreOptions};
+use common::TestRepo;
+
+const ULID: &str = "01KVBJCWYA4YW6J5M9GP655HZN";
+const ULID2: &str = "01KVBJCWYA4YW6J5M9GP655HZP";
+
+fn write(root: &Path, path: &str, bytes: &[u8]) {
+    let full = root.join(path);
+    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+    std::fs::write(full, bytes).unwrap();
+}
+
+fn repo_with_commit() -> TestRepo {
+    let repo = TestRepo::new();
+    write(repo.path(), "a.txt", b"a\n");
+    write(repo.path(), "pre.txt", b"committed\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "base"]);
+    repo
+}
+
+#[test]
+fn condense_writes_one_checkpoint_and_deletes_the_branch_when_no_session_needs_it() {
+    let repo = repo_with_commit();
+    let root = repo.path();
+    let store = Store::open_with(root, StoreOptions::new(Arc::new(NoRedaction))).unwrap();
+    let meta = repo.home.path().join("meta");
+    write(
+        &meta,
+        "full.jsonl",
+        b"{\"type\":\"user\",\"text\":\"hi\"}\n",
+    );
+    write(&meta, "prompt.txt", b"first prompt\n\n---\n\nsecond prompt");
+    write(root, "pre.txt", b"changed by the user before the session\n");
+    let first = store
+        .shadow_step(&ShadowStep::new("s1").metadata_dir(&meta))
+        .unwrap();
+    write(root, "a.txt", b"agent\n");
+    write(root, "src/new.rs", b"fn main() {}\n");
+    store
+        .shadow_step(&ShadowStep::new("s1").files(["a.txt", "src/new.rs"]))
+        .unwrap();
+    write(root, "b.txt", b"other session\n");
+    store
+        .shadow_step(&ShadowStep::new("s2").file("b.txt"))
+        .unwrap();
+
+    let done = store
+        .shadow_condense(&SessionWrite::new(ULID, "s1").agent("Claude Code"))
+        .unwrap();
+    assert_eq!(done.branch, first.branch);
+    assert_eq!(done.steps, 2);
+    assert_eq!(done.files_touched, ["a.txt", "pre.txt", "src/new.rs"]);
+    assert!(!done.branch_deleted, "s2 still needs the branch");
+    let summary = store.read(ULID).unwrap();
+    assert_eq!(
+        summary.files_touched.unwrap(),
+        ["a.txt", "pre.txt", "src/new.rs"]
+    );
+    let session = store.read_session(ULID, 0).unwrap();
+    assert_eq!(session.prompts, ["first prompt", "second prompt"]);
+    assert_eq!(session.transcript, b"{\"type\":\"user\",\"text\":\"hi\"}\n");
+    assert_eq!(session.metadata.save_step_count, 2);
+    let body = repo.git(&["log", "-1", "--format=%B", &done.commit]);
+    assert!(
+        body.contains(&format!("Ephemeral-branch: {}\n", first.branch)),
+        "{body}"
+    );
+    assert!(repo
+        .refs()
+        .contains(&format!("refs/heads/{}", first.branch)));
+
+    let done2 = store
+        .shadow_condense(&SessionWrite::new(ULID2, "s2"))
+        .unwrap();
+    assert!(done2.branch_deleted);
+    assert_eq!(done2.files_touched, ["b.txt"]);
+    assert!(!repo
+        .refs()
+        .contains(&format!("refs/heads/{}", first.branch)));
+    let e = store
+        .shadow_condense(&SessionWrite::new(ULID2, "nobody"))
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NotFound);
+    repo.assert_fsck();
+}
+
+#[test]
+fn clean_deletes_what_no_session_needs_and_keeps_the_rest() {
+    let repo = repo_with_commit();
+    let root = repo.path();
+    let store = Store::open(root).unwrap();
+    write(root, "a.txt", b"1\n");
+    let live = store.shadow_step(&ShadowStep::new("live")).unwrap();
+    // A branch whose base commit does not exist.
+    repo.git(&[
+        "update-ref",
+        "refs/heads/entire/deadbee-e3b0c4",
+        &live.commit,
+    ]);
+    // A branch whose only session was condensed (written by hand here).
+    repo.git(&["commit", "-q", "--allow-empty", "-m", "moved on"]);
+    let done = store.shadow_step(&ShadowStep::new("done")).unwrap();
+    assert_ne!(done.branch, live.branch);
+    store
+        .write_session(&SessionWrite::new(ULID, "done"))
+        .unwrap();
+
+    let cleaned = store.shadow_clean().unwrap();
+    let got: Vec<(&str, &str)> = cleaned
+        .iter()
+        .map(|c| (c.branch.as_str(), c.reason.as_str()))
+        .collect();
+    let mut want = vec![
+        ("entire/deadbee-e3b0c4", "base_commit_gone"),
+        (done.branch.as_str(), "sessions_condensed"),
+    ];
+    want.sort();
+    assert_eq!(got, want);
+    let left: Vec<String> = store
+        .shadow_branches()
+        .unwrap()
+        .into_iter()
+        .map(|b| b.branch)
+        .collect();
+    assert_eq!(left, [live.branch]);
+    assert!(store.shadow_clean().unwrap().is_empty());
+}
