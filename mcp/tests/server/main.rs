@@ -1,0 +1,13 @@
+//! The server driven over its framing, in process (the same `serve` that
+//! `agent-checkpoint mcp` runs on stdin / stdout). The Python and Node
+//! suites under `mcp/tests/` drive the real binary with the official SDKs.
+#![allow(clippy::unwrap_used, missing_docs)]
+
+mod applied;
+mod client;
+mod diffs;
+mod git_store;
+mod golden;
+mod protocol;
+mod shadow;
+mod transcript;

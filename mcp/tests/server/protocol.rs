@@ -1,0 +1,148 @@
+//! Bad input at the protocol level: answered (or dropped) per JSON-RPC,
+//! and the server keeps serving.
+
+use agent_checkpoint_mcp::{ServerOptions, DEFAULT_MAX_MESSAGE_BYTES};
+use serde_json::{json, Value};
+
+use crate::client::Client;
+
+fn assert_error(message: &Value, code: i64, id: Option<i64>) {
+    assert_eq!(message["jsonrpc"], json!("2.0"), "{message}");
+    assert_eq!(message["error"]["code"], json!(code), "{message}");
+    match id {
+        Some(id) => assert_eq!(message["id"], json!(id), "{message}"),
+        None => assert!(message.get("id").is_none_or(Value::is_null), "{message}"),
+    }
+}
+
+#[tokio::test]
+async fn malformed_messages_get_errors_and_the_server_keeps_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut client = Client::start(dir.path(), &ServerOptions::default());
+
+    // Before initialize, then after it: the same answers.
+    for round in 0..2 {
+        client
+            .send_raw(b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \n")
+            .await;
+        assert_error(&client.recv().await, -32700, None);
+        client.send_raw(b"not json at all\n").await;
+        assert_error(&client.recv().await, -32700, None);
+        // No "jsonrpc": an invalid request, answered with its id.
+        client
+            .send_raw(b"{\"id\": 7, \"method\": \"ping\"}\n")
+            .await;
+        assert_error(&client.recv().await, -32600, Some(7));
+        client
+            .send_raw(b"{\"jsonrpc\": \"1.0\", \"id\": \"x\", \"method\": \"ping\"}\n")
+            .await;
+        let answer = client.recv().await;
+        assert_eq!(answer["error"]["code"], json!(-32600), "{answer}");
+        assert_eq!(answer["id"], json!("x"));
+        // A batch, a scalar: one JSON object per message only.
+        client
+            .send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}]\n")
+            .await;
+        assert_error(&client.recv().await, -32600, None);
+        client.send_raw(b"42\n").await;
+        assert_error(&client.recv().await, -32600, None);
+        // Blank lines are nothing.
+        client.send_raw(b"\n\r\n   \n").await;
+        if round == 0 {
+            let init = client.initialize().await;
+            assert_eq!(
+                init["result"]["serverInfo"]["name"],
+                json!("agent-checkpoint")
+            );
+        }
+        let pong = client.request("ping", json!({})).await;
+        assert_eq!(pong["result"], json!({}), "{pong}");
+    }
+    // A response without "jsonrpc" is dropped silently: the next answer is the ping's.
+    client.send_raw(b"{\"id\": 9, \"result\": {}}\n").await;
+    let pong = client.request("ping", json!({})).await;
+    assert_eq!(pong["result"], json!({}));
+    // An unknown method is the SDK's method-not-found.
+    let unknown = client.request("checkpoints/frobnicate", json!({})).await;
+    assert_error(&unknown, -32601, unknown["id"].as_i64());
+    client.finish().await;
+}
+
+#[tokio::test]
+async fn a_message_over_the_limit_is_dropped_unread_and_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut client = Client::start(dir.path(), &ServerOptions::default());
+    client.initialize().await;
+
+    // One byte over the documented default limit, as a valid request: it
+    // must not be read, let alone run.
+    let prefix = b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"redact_text\",\"arguments\":{\"text\":\"";
+    let suffix = b"\"}}}";
+    let mut big = prefix.to_vec();
+    big.resize(DEFAULT_MAX_MESSAGE_BYTES + 1 - suffix.len(), b'a');
+    big.extend_from_slice(suffix);
+    assert_eq!(big.len(), DEFAULT_MAX_MESSAGE_BYTES + 1);
+    big.push(b'\n');
+    client.send_raw(&big).await;
+    let answer = client.recv().await;
+    assert_error(&answer, -32600, None);
+    assert_eq!(
+        answer["error"]["data"]["max_message_bytes"],
+        json!(DEFAULT_MAX_MESSAGE_BYTES)
+    );
+    // Exactly at the limit is read and served (a cheap call: an argument
+    // of the wrong type, answered with a tool error).
+    let prefix = b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"list_checkpoints\",\"arguments\":{\"limit\":\"";
+    let mut fits = prefix.to_vec();
+    fits.resize(DEFAULT_MAX_MESSAGE_BYTES - suffix.len(), b'b');
+    fits.extend_from_slice(suffix);
+    fits.push(b'\n');
+    client.send_raw(&fits).await;
+    let answer = client.recv().await;
+    assert_eq!(
+        answer["id"],
+        json!(5),
+        "the message at the limit was served"
+    );
+    assert_eq!(
+        answer["result"]["structuredContent"]["error"]["code"],
+        json!("invalid_argument")
+    );
+    // And the session goes on.
+    let pong = client.request("ping", json!({})).await;
+    assert_eq!(pong["result"], json!({}));
+    client.finish().await;
+}
+
+#[tokio::test]
+async fn a_configured_limit_is_the_one_enforced() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = ServerOptions::default().with_max_message_bytes(300);
+    let mut client = Client::start(dir.path(), &options);
+    client.initialize().await;
+    let text = "x".repeat(400);
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "redact_text", "arguments": {"text": text}}}))
+        .await;
+    let answer = client.recv().await;
+    assert_error(&answer, -32600, None);
+    assert_eq!(answer["error"]["data"]["max_message_bytes"], json!(300));
+    let ok = client.call("redact_text", json!({"text": "short"})).await;
+    assert_eq!(ok["structuredContent"]["text"], json!("short"));
+    client.finish().await;
+}
+
+#[tokio::test]
+async fn the_end_of_input_before_initialize_ends_the_server_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut client = Client::start(dir.path(), &ServerOptions::default());
+    // A bad line answered even though the input ends right after it; the
+    // unterminated last line is not a message.
+    client
+        .send_raw(b"oops\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"")
+        .await;
+    client.close_input().await;
+    assert_error(&client.recv().await, -32700, None);
+    client.finish().await;
+}
