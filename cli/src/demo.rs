@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use agent_checkpoint::root::ambient_authority;
-use agent_checkpoint::{CapRoot, CaptureOptions, Error, RollbackOptions};
+use agent_checkpoint::{CapRoot, CaptureOptions, Error, ParseOptions, RollbackOptions};
 
 /// What the demo compares: path -> (kind, permission bits, bytes).
 type Listing = BTreeMap<String, (char, u32, Vec<u8>)>;
@@ -30,12 +30,13 @@ pub fn run() -> Result<ExitCode, Error> {
     print_listing("before the batch", &before);
 
     let root = CapRoot::open(dir, ambient_authority())?;
-    let snapshot = agent_checkpoint::capture(&root, BATCH_PATHS, &CaptureOptions::default())?;
+    let json = agent_checkpoint::capture(&root, BATCH_PATHS, &CaptureOptions::default())?;
+    let snapshot = json.parse(&ParseOptions::default())?;
     println!(
         "\ncaptured {} paths in a {}-byte snapshot: {}",
-        agent_checkpoint::snapshot_paths(&snapshot).len(),
         snapshot.len(),
-        agent_checkpoint::snapshot_paths(&snapshot).join(", ")
+        json.len(),
+        snapshot.paths().join(", ")
     );
 
     apply_batch(dir).map_err(|e| Error::io(dir.to_string_lossy(), e))?;
@@ -44,10 +45,10 @@ pub fn run() -> Result<ExitCode, Error> {
         &listing(dir)?,
     );
 
-    let report = agent_checkpoint::rollback(&root, &snapshot, &RollbackOptions::default());
+    let report = agent_checkpoint::rollback(&root, &snapshot, &RollbackOptions::default())?;
     println!(
         "\nrollback report:\n{}",
-        crate::files::format_report(&report)
+        crate::output::format_report(&report)
     );
     let after = listing(dir)?;
     print_listing("after rollback", &after);

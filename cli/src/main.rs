@@ -1,24 +1,42 @@
 //! `agent-checkpoint`: capture and roll back batches of file edits from the shell.
 //!
 //! Exit codes: 0 success; 1 a rollback that was not `ok` (or a naming check
-//! that failed); 2 bad input or an I/O error, printed as one line
-//! `error[<code>]: <message>` on stderr.
+//! that failed); 2 bad input or an I/O error — a refused snapshot included,
+//! for `rollback` and `plan` alike — printed as one line
+//! `error[<code>]: <message>` on stderr (a JSON object with `--json`).
+//! Reports go to stdout; warnings and errors to stderr.
 
 mod demo;
 mod files;
+mod mcp;
 mod naming;
+mod output;
+mod plan_diff;
+mod progress;
+mod redact_command;
+mod shadow;
+mod snapshot_commands;
+mod store;
+mod store_remote;
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use agent_checkpoint::root::ambient_authority;
-use agent_checkpoint::{CapRoot, CaptureOptions, Error, OnConflict, RollbackOptions};
+use agent_checkpoint::Error;
 use clap::{Parser, Subcommand};
 
 /// Targeted snapshot and rollback of the files an edit batch touches.
 #[derive(Debug, Parser)]
 #[command(name = "agent-checkpoint", version, about)]
 struct Cli {
+    /// Print results (and errors) as JSON, one document on stdout.
+    #[arg(long, global = true)]
+    json: bool,
+    /// No progress bars (they appear on stderr, when it is a terminal,
+    /// for work that runs longer than a second).
+    #[arg(long, short, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -27,40 +45,37 @@ struct Cli {
 enum Command {
     /// Snapshot PATHs under the root; prints the snapshot JSON (or writes it to -o).
     Capture {
-        /// The project root; every path stays inside it.
-        #[arg(long)]
+        /// The project root (default: the current directory); every path stays inside it.
+        #[arg(long, default_value = ".")]
         root: PathBuf,
         /// Paths the batch will touch (relative, or absolute inside the root).
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
+        #[arg(required = true, value_parser = clap::value_parser!(OsString))]
+        paths: Vec<OsString>,
         /// Write the snapshot here instead of stdout.
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Allow paths with a `.git` component.
         #[arg(long)]
         allow_git_dir: bool,
-        /// Refuse files larger than this many bytes.
+        /// Refuse files larger than this many bytes (default 1 GiB).
         #[arg(long)]
         max_file_bytes: Option<u64>,
         /// Seal the snapshot with an HMAC-SHA256 keyed by this file's bytes.
         #[arg(long)]
         key_file: Option<PathBuf>,
+        /// Do not record the root's path in the snapshot.
+        #[arg(long)]
+        no_record_root: bool,
     },
     /// Restore the paths captured in FILE; prints the report, exits 1 when not ok.
     Rollback {
-        /// The project root.
-        #[arg(long)]
-        root: PathBuf,
-        /// The snapshot file (`-` for stdin).
-        file: PathBuf,
+        #[command(flatten)]
+        target: snapshot_commands::Target,
+        #[command(flatten)]
+        plan: snapshot_commands::PlanArgs,
         /// Skip fsync of files and directories (faster, not crash-safe).
         #[arg(long)]
         no_durable: bool,
-        /// Allow snapshot keys with a `.git` component.
-        #[arg(long)]
-        allow_git_dir: bool,
-        #[command(flatten)]
-        guard: GuardArgs,
         /// Write the redo snapshot (the paths as they were before this
         /// rollback) here; rolling it back brings the batch back.
         #[arg(long)]
@@ -68,31 +83,21 @@ enum Command {
     },
     /// Show what `rollback` would do to each path, touching nothing.
     Plan {
-        /// The project root.
-        #[arg(long)]
-        root: PathBuf,
-        /// The snapshot file (`-` for stdin).
-        file: PathBuf,
-        /// Allow snapshot keys with a `.git` component.
-        #[arg(long)]
-        allow_git_dir: bool,
         #[command(flatten)]
-        guard: GuardArgs,
+        target: snapshot_commands::Target,
+        #[command(flatten)]
+        plan: snapshot_commands::PlanArgs,
+        #[command(flatten)]
+        diff: plan_diff::DiffArgs,
     },
     /// Record the post-batch state of each captured path (run right after
     /// the batch), so `rollback --on-conflict skip` spares later human edits.
     RecordApplied {
-        /// The project root.
-        #[arg(long)]
-        root: PathBuf,
-        /// The snapshot file (`-` for stdin).
-        file: PathBuf,
+        #[command(flatten)]
+        target: snapshot_commands::Target,
         /// Write the updated snapshot here instead of stdout.
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// Allow snapshot keys with a `.git` component.
-        #[arg(long)]
-        allow_git_dir: bool,
         /// The key of a sealed snapshot (it is verified and sealed again).
         #[arg(long)]
         key_file: Option<PathBuf>,
@@ -109,54 +114,31 @@ enum Command {
     },
     /// Run an end-to-end demo in a temporary project and print the check.
     Demo,
+    /// Redact secrets from FILE (or stdin) onto stdout; `--json`: JSON/JSONL input.
+    Redact(redact_command::RedactArgs),
     #[command(flatten)]
     Naming(naming::NamingCommand),
-}
-
-/// The options `rollback` and `plan` share.
-#[derive(Debug, clap::Args)]
-struct GuardArgs {
-    /// Refuse the snapshot unless it is sealed with this file's bytes as key.
-    #[arg(long)]
-    key_file: Option<PathBuf>,
-    /// What to do with paths changed after `record-applied`.
-    #[arg(long, value_enum, default_value = "overwrite")]
-    on_conflict: ConflictArg,
-}
-
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum ConflictArg {
-    /// Restore them anyway.
-    Overwrite,
-    /// Leave them and report them as conflicts.
-    Skip,
-}
-
-impl GuardArgs {
-    fn options(&self, allow_git_dir: bool) -> Result<RollbackOptions, Error> {
-        let mut options = RollbackOptions::default();
-        options.allow_git_dir = allow_git_dir;
-        options.key = files::read_key(self.key_file.as_deref())?;
-        options.on_conflict = match self.on_conflict {
-            ConflictArg::Overwrite => OnConflict::Overwrite,
-            ConflictArg::Skip => OnConflict::Skip,
-        };
-        Ok(options)
-    }
+    /// Checkpoints kept in git: write, show, session, list, rollback, push, fetch, ls-remote.
+    Store(store::StoreArgs),
+    /// Shadow branches, one commit per agent step: step, list, log, rewind, condense, clean.
+    Shadow(shadow::ShadowArgs),
+    /// Serve the root over the Model Context Protocol (MCP) on stdin/stdout.
+    Mcp(mcp::McpArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli.command) {
+    let json = cli.json;
+    match run(cli.command, json, cli.quiet) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error[{}]: {e}", e.code());
+            output::print_error(&e, json);
             ExitCode::from(2)
         }
     }
 }
 
-fn run(command: Command) -> Result<ExitCode, Error> {
+fn run(command: Command, json: bool, quiet: bool) -> Result<ExitCode, Error> {
     match command {
         Command::Capture {
             root,
@@ -165,93 +147,47 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             allow_git_dir,
             max_file_bytes,
             key_file,
-        } => {
-            let root = CapRoot::open(&root, ambient_authority())?;
-            let paths = paths
-                .iter()
-                .map(|p| files::utf8(p))
-                .collect::<Result<Vec<_>, _>>()?;
-            let mut options = CaptureOptions::default();
-            options.allow_git_dir = allow_git_dir;
-            options.max_file_bytes = max_file_bytes;
-            options.key = files::read_key(key_file.as_deref())?;
-            let snapshot = agent_checkpoint::capture(&root, &paths, &options)?;
-            files::write_output(output.as_deref(), &snapshot)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Rollback {
+            no_record_root,
+        } => snapshot_commands::capture(&snapshot_commands::CaptureArgs {
             root,
-            file,
-            no_durable,
-            allow_git_dir,
-            guard,
-            redo_out,
-        } => {
-            let snapshot = files::read_input(&file)?;
-            let root = CapRoot::open(&root, ambient_authority())?;
-            let mut options = guard.options(allow_git_dir)?;
-            options.durable = !no_durable;
-            options.redo = redo_out.is_some();
-            let report = agent_checkpoint::rollback(&root, &snapshot, &options);
-            if let (Some(path), Some(redo)) = (redo_out.as_deref(), report.redo.as_deref()) {
-                files::write_output(Some(path), redo)?;
-            }
-            print!("{}", files::format_report(&report));
-            Ok(if report.ok() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
-        }
-        Command::Plan {
-            root,
-            file,
-            allow_git_dir,
-            guard,
-        } => {
-            let snapshot = files::read_input(&file)?;
-            let root = CapRoot::open(&root, ambient_authority())?;
-            let plan =
-                agent_checkpoint::plan_rollback(&root, &snapshot, &guard.options(allow_git_dir)?)?;
-            print!("{}", files::format_plan(&plan));
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::RecordApplied {
-            root,
-            file,
+            paths,
             output,
             allow_git_dir,
+            max_file_bytes,
             key_file,
-        } => {
-            let snapshot = files::read_input(&file)?;
-            let root = CapRoot::open(&root, ambient_authority())?;
-            let key = files::read_key(key_file.as_deref())?;
-            let recorded =
-                agent_checkpoint::record_applied(&root, &snapshot, allow_git_dir, key.as_deref())?;
-            files::write_output(output.as_deref(), &recorded)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Inspect { file } => {
-            let snapshot = files::read_input(&file)?;
-            print!(
-                "{}",
-                files::format_inspect(&agent_checkpoint::inspect_snapshot(&snapshot)?)
-            );
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Paths { file } => {
-            let snapshot = files::read_input(&file)?;
-            // Strict here, unlike `snapshot_paths`: a CLI user wants to know why.
-            let parsed = agent_checkpoint::Snapshot::parse(
-                &snapshot,
-                &agent_checkpoint::ParseOptions::allowing_git_dir(true),
-            )?;
-            for path in parsed.paths() {
-                println!("{path}");
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+            record_root: !no_record_root,
+            quiet,
+        }),
+        Command::Rollback {
+            target,
+            plan,
+            no_durable,
+            redo_out,
+        } => snapshot_commands::rollback(
+            &target,
+            &plan,
+            !no_durable,
+            redo_out.as_deref(),
+            snapshot_commands::Show { json, quiet },
+        ),
+        Command::Plan { target, plan, diff } => snapshot_commands::plan(
+            &target,
+            &plan,
+            &diff,
+            snapshot_commands::Show { json, quiet },
+        ),
+        Command::RecordApplied {
+            target,
+            output,
+            key_file,
+        } => snapshot_commands::record_applied(&target, output.as_deref(), key_file.as_deref()),
+        Command::Inspect { file } => snapshot_commands::inspect(&file, json),
+        Command::Paths { file } => snapshot_commands::paths(&file, json),
         Command::Demo => demo::run(),
-        Command::Naming(cmd) => naming::run(cmd),
+        Command::Redact(args) => redact_command::run(&args, json),
+        Command::Naming(cmd) => naming::run(cmd, json),
+        Command::Store(args) => store::run(args, json, quiet),
+        Command::Shadow(args) => shadow::run(args, json),
+        Command::Mcp(args) => mcp::run(args),
     }
 }

@@ -1,10 +1,15 @@
 //! Naming subcommands: mint and inspect checkpoint IDs, build and parse
-//! checkpoint refs and shadow branch names. Results go to stdout; a failed
-//! check prints `error[<code>]: <message>` on stderr and exits 1.
+//! checkpoint refs and shadow branch names. Results go to stdout (a JSON
+//! object with `--json`); a failed check prints `error[<code>]: <message>`
+//! on stderr and exits 1.
 
 use std::process::ExitCode;
 
-use agent_checkpoint::{id, refs, Error};
+use agent_checkpoint::Error;
+use agent_checkpoint_naming::{id, refs};
+use serde_json::json;
+
+use crate::output::{print_error, print_json};
 
 /// The naming subcommands, flattened into the top-level command.
 #[derive(Debug, clap::Subcommand)]
@@ -28,7 +33,7 @@ pub enum NamingCommand {
     },
     /// Print the shadow branch of COMMIT in WORKTREE (the main worktree if omitted).
     ShadowBranch {
-        /// The base commit hash (its first 7 characters are used).
+        /// The base commit id, hex (its first 7 characters are used).
         commit: String,
         /// The internal git worktree name; empty or omitted for the main worktree.
         worktree: Option<String>,
@@ -57,67 +62,89 @@ pub enum IdCommand {
 /// Runs one naming subcommand.
 ///
 /// # Errors
-/// Invalid input to `ref` and failures to mint an ID; checks that fail
-/// (`id check`, `parse-ref`) are reported here and exit 1 instead.
-pub fn run(cmd: NamingCommand) -> Result<ExitCode, Error> {
+/// Invalid input to `ref` and `shadow-branch`, and failures to mint an ID;
+/// checks that fail (`id check`, `parse-ref`) are reported here and exit 1
+/// instead.
+pub fn run(cmd: NamingCommand, json: bool) -> Result<ExitCode, Error> {
     match cmd {
-        NamingCommand::Id { cmd } => run_id(cmd),
+        NamingCommand::Id { cmd } => run_id(cmd, json),
         NamingCommand::Ref { id } => {
-            println!("{}", refs::ref_name(&id)?);
-            Ok(ExitCode::SUCCESS)
+            let name = refs::ref_name(&id)?;
+            show(json, &name, json!({ "ref": name }))
         }
-        NamingCommand::ParseRef { name } => Ok(parse_ref(&name)),
+        NamingCommand::ParseRef { name } => parse_ref(&name, json),
         NamingCommand::ShadowBranch { commit, worktree } => {
             let worktree = worktree.unwrap_or_default();
-            println!("{}", refs::shadow_branch_name(&commit, &worktree));
-            Ok(ExitCode::SUCCESS)
+            let branch = refs::shadow_branch_name(&commit, &worktree)?;
+            show(json, &branch, json!({ "branch": branch }))
         }
     }
 }
 
-fn run_id(cmd: IdCommand) -> Result<ExitCode, Error> {
-    match cmd {
-        IdCommand::New { ulid: false, .. } => println!("{}", id::new_checkpoint_id()?),
-        IdCommand::New { ulid: true, at_ms } => println!("{}", id::new_ulid(at_ms)?),
-        IdCommand::Check { id } => return check_id(&id),
+/// Prints `text`, or `doc` with `--json`.
+fn show(json: bool, text: &str, doc: serde_json::Value) -> Result<ExitCode, Error> {
+    if json {
+        print_json(&doc)?;
+    } else {
+        println!("{text}");
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn check_id(s: &str) -> Result<ExitCode, Error> {
+fn run_id(cmd: IdCommand, json: bool) -> Result<ExitCode, Error> {
+    let minted = match cmd {
+        IdCommand::New { ulid: false, .. } => id::new_checkpoint_id()?,
+        IdCommand::New { ulid: true, at_ms } => id::new_ulid(at_ms)?,
+        IdCommand::Check { id } => return check_id(&id, json),
+    };
+    show(json, minted.as_str(), json!({ "id": minted.as_str() }))
+}
+
+fn check_id(s: &str, json: bool) -> Result<ExitCode, Error> {
     let checked = match id::validate_checkpoint_id(s) {
         Ok(checked) => checked,
-        Err(e) => return Ok(failed_check(&e)),
+        Err(e) => return Ok(failed_check(&e, json)),
     };
     let s = checked.as_str();
-    println!("id: {s}");
-    println!("kind: {}", checked.kind());
-    println!("shard: {}", id::shard_for(s));
-    println!("path: {}", id::checkpoint_path(s));
-    println!("ref: {}", refs::ref_name(s)?);
-    if let Some(ms) = id::ulid_timestamp_ms(s) {
-        println!("timestamp_ms: {ms}");
+    let doc = json!({
+        "id": s,
+        "kind": checked.kind().as_str(),
+        "shard": id::shard_for(s),
+        "path": id::checkpoint_path(s),
+        "ref": refs::ref_name(s)?,
+        "timestamp_ms": id::ulid_timestamp_ms(s),
+    });
+    if json {
+        print_json(&doc)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    for key in ["id", "kind", "shard", "path", "ref", "timestamp_ms"] {
+        match &doc[key] {
+            serde_json::Value::Null => {}
+            serde_json::Value::String(v) => println!("{key}: {v}"),
+            other => println!("{key}: {other}"),
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn parse_ref(name: &str) -> ExitCode {
+fn parse_ref(name: &str, json: bool) -> Result<ExitCode, Error> {
     match refs::parse_ref(name) {
-        Some(id) => {
-            println!("{id}");
-            ExitCode::SUCCESS
-        }
-        None => failed_check(&Error::InvalidRefName {
-            name: name.to_owned(),
-            reason: format!(
-                "not a checkpoint ref ({}<shard>/<id> with <shard> the id's last two characters)",
-                refs::CHECKPOINT_REF_PREFIX
-            ),
-        }),
+        Some(id) => show(json, &id, json!({ "id": id })),
+        None => Ok(failed_check(
+            &Error::InvalidRefName {
+                name: name.to_owned(),
+                reason: format!(
+                    "not a checkpoint ref ({}<shard>/<id> with <shard> the id's last two characters)",
+                    refs::CHECKPOINT_REF_PREFIX
+                ),
+            },
+            json,
+        )),
     }
 }
 
-fn failed_check(e: &Error) -> ExitCode {
-    eprintln!("error[{}]: {e}", e.code());
+fn failed_check(e: &Error, json: bool) -> ExitCode {
+    print_error(e, json);
     ExitCode::from(1)
 }

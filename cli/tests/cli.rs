@@ -133,15 +133,34 @@ fn malformed_snapshot_is_reported_and_touches_nothing() {
         r#"{"version":1,"entries":{"keep":null},"created_dirs":["."]}"#,
     )
     .unwrap();
-    let out = bin(&["rollback", "--root", ".", "bad.json"], tmp.path());
-    assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stdout).contains("invalid snapshot [malformed_snapshot]"));
+    // The same exit code and stream for rollback and plan: an error, 2, stderr.
+    for command in ["rollback", "plan"] {
+        let out = bin(&[command, "bad.json"], tmp.path());
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        assert!(text(&out.stdout).is_empty(), "{command}");
+        assert!(
+            text(&out.stderr).starts_with("error[malformed_snapshot]: "),
+            "{command}: {}",
+            text(&out.stderr)
+        );
+    }
     assert_eq!(
         std::fs::read_to_string(tmp.path().join("keep")).unwrap(),
         "k"
     );
     let out = bin(&["paths", "bad.json"], tmp.path());
     assert_eq!(out.status.code(), Some(2));
+    // A snapshot file that is not UTF-8 is malformed too, not an I/O error.
+    std::fs::write(tmp.path().join("bin.json"), b"{\"version\":1,\xff}").unwrap();
+    for command in ["rollback", "plan", "paths", "inspect"] {
+        let out = bin(&[command, "bin.json"], tmp.path());
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        assert!(
+            text(&out.stderr).starts_with("error[malformed_snapshot]: "),
+            "{command}: {}",
+            text(&out.stderr)
+        );
+    }
 }
 
 #[test]
@@ -221,10 +240,7 @@ fn plan_record_applied_guard_redo_and_inspect() {
         ],
         d,
     );
-    assert_eq!(
-        text(&out.stdout),
-        "conflict  a  (changed after the batch)\nwrite     b\nremove    n\n"
-    );
+    assert_eq!(text(&out.stdout), "conflict  a\nwrite     b\nremove    n\n");
     let out = bin(&["inspect", "s.json"], d);
     let listing = text(&out.stdout);
     assert!(
@@ -250,8 +266,8 @@ fn plan_record_applied_guard_redo_and_inspect() {
         &["rollback", "--root", ".", "s.json", "--key-file", "wrong"],
         d,
     );
-    assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stdout).contains("invalid snapshot [unauthenticated]"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).starts_with("error[unauthenticated]: "));
     assert_eq!(
         std::fs::read_to_string(d.join("b")).unwrap(),
         "agent b",
@@ -286,4 +302,132 @@ fn plan_record_applied_guard_redo_and_inspect() {
     assert_eq!(std::fs::read_to_string(d.join("b")).unwrap(), "agent b");
     assert_eq!(std::fs::read_to_string(d.join("n")).unwrap(), "agent n");
     assert_eq!(std::fs::read_to_string(d.join("a")).unwrap(), "human a");
+}
+
+#[test]
+fn root_defaults_to_the_current_directory_and_messages_read_plainly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join("a.txt"), "A").unwrap();
+    let out = bin(&["capture", "a.txt", "-o", "s.json"], d);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    std::fs::write(d.join("a.txt"), "changed").unwrap();
+    let out = bin(&["plan", "s.json"], d);
+    assert_eq!(text(&out.stdout), "write     a.txt\n");
+    let out = bin(&["rollback", "s.json", "--no-durable"], d);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).ends_with("1 restored, 0 unrestored, 0 conflicts: ok\n"));
+    assert_eq!(std::fs::read_to_string(d.join("a.txt")).unwrap(), "A");
+    // An empty path is the core's invalid_path, not a parser complaint.
+    let out = bin(&["capture", ""], d);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with("error[invalid_path]: "),
+        "{}",
+        text(&out.stderr)
+    );
+    // Bad base64 reads like the other messages: no Rust debug forms.
+    std::fs::write(
+        d.join("b64.json"),
+        r#"{"version":1,"entries":{"src/app.py":"!!"}}"#,
+    )
+    .unwrap();
+    let out = bin(&["rollback", "b64.json"], d);
+    let err = text(&out.stderr);
+    assert!(err.contains("\"src/app.py\""), "{err}");
+    assert!(!err.contains("RelPath("), "{err}");
+    // An empty key file seals nothing: refused.
+    std::fs::write(d.join("empty.key"), "").unwrap();
+    let out = bin(&["capture", "a.txt", "--key-file", "empty.key"], d);
+    assert!(
+        text(&out.stderr).starts_with("error[invalid_argument]: "),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn a_snapshot_from_another_root_warns_or_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    for dir in [&one, &two] {
+        std::fs::create_dir(dir).unwrap();
+        std::fs::write(dir.join("a.txt"), "A").unwrap();
+    }
+    let snap = tmp.path().join("s.json");
+    let snap = snap.to_str().unwrap();
+    let out = bin(&["capture", "a.txt", "-o", snap], &one);
+    assert!(out.status.success());
+    std::fs::write(two.join("a.txt"), "changed").unwrap();
+    let out = bin(&["rollback", snap, "--strict-root"], &two);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with("error[root_mismatch]: "),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(two.join("a.txt")).unwrap(),
+        "changed"
+    );
+    let out = bin(&["rollback", snap], &two);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stderr).starts_with("warning: the snapshot was taken under "),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = bin(&["--json", "plan", snap], &two);
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        plan["other_root"].as_str().unwrap().ends_with("/one"),
+        "{plan}"
+    );
+}
+
+#[test]
+fn json_output_has_one_documented_shape() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join("a.txt"), "A").unwrap();
+    assert!(bin(&["capture", "a.txt", "new.txt", "-o", "s.json"], d)
+        .status
+        .success());
+    std::fs::write(d.join("a.txt"), "B").unwrap();
+    std::fs::write(d.join("new.txt"), "N").unwrap();
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = bin(args, d);
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", text(&out.stdout)))
+    };
+    let plan = json(&["plan", "s.json", "--json"]);
+    assert_eq!(plan["items"][0]["action"], "write");
+    assert_eq!(plan["items"][1]["action"], "remove");
+    let inspect = json(&["inspect", "s.json", "--json"]);
+    assert_eq!(inspect[0]["kind"], "file");
+    assert_eq!(
+        json(&["paths", "s.json", "--json"]),
+        serde_json::json!(["a.txt", "new.txt"])
+    );
+    let report = json(&["rollback", "s.json", "--json"]);
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["restored"], serde_json::json!(["a.txt", "new.txt"]));
+    assert_eq!(report["plan"], plan);
+    assert_eq!(
+        json(&["ref", "a1b2c3d4e5f6", "--json"])["ref"],
+        "refs/entire/checkpoints/f6/a1b2c3d4e5f6"
+    );
+    assert_eq!(
+        json(&["id", "check", "a1b2c3d4e5f6", "--json"])["kind"],
+        "legacy"
+    );
+    assert_eq!(
+        json(&["shadow-branch", "abc1234def", "--json"])["branch"],
+        "entire/abc1234-e3b0c4"
+    );
+    // Errors with --json: one JSON object on stderr.
+    let out = bin(&["--json", "plan", "missing.json"], d);
+    let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(err["error"]["code"], "not_found");
+    assert_eq!(out.status.code(), Some(2));
 }

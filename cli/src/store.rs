@@ -1,0 +1,598 @@
+//! `agent-checkpoint store ...`: checkpoints kept in git (the
+//! `agent-checkpoint-store` crate). Errors print `error[<code>]: <message>`
+//! and exit 2, like every other command; `rollback` exits 1 when not ok.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use agent_checkpoint::Error;
+use agent_checkpoint::ParseOptions;
+use agent_checkpoint_store::{Backend, SessionWrite, Store, StoreOptions};
+use serde_json::{json, value::RawValue};
+
+use crate::snapshot_commands::PlanArgs;
+use crate::{files, output};
+
+/// Options shared by every `store` subcommand.
+#[derive(Debug, clap::Args)]
+pub struct StoreArgs {
+    /// The repository: any directory of its working tree (default: the current directory's).
+    #[arg(long, global = true, value_name = "DIR")]
+    repo: Option<PathBuf>,
+    /// Where new checkpoints go.
+    #[arg(long, global = true, value_enum, default_value = "git-refs")]
+    backend: BackendArg,
+    #[command(subcommand)]
+    command: StoreCommand,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum BackendArg {
+    /// One ref per checkpoint under refs/entire/checkpoints/.
+    GitRefs,
+    /// The entire/checkpoints/v1 branch (legacy 12-hex IDs).
+    GitBranch,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum StoreCommand {
+    /// Write one session into checkpoint ID; prints the new commit id.
+    Write {
+        /// The checkpoint ID (legacy 12-hex or ULID).
+        #[arg(long)]
+        id: String,
+        /// The session ID.
+        #[arg(long)]
+        session: String,
+        /// The strategy (default manual-commit).
+        #[arg(long)]
+        strategy: Option<String>,
+        /// The agent.
+        #[arg(long)]
+        agent: Option<String>,
+        /// The model.
+        #[arg(long)]
+        model: Option<String>,
+        /// A prompt (repeat for several, in order).
+        #[arg(long = "prompt", value_name = "TEXT")]
+        prompts: Vec<String>,
+        /// The transcript file (JSONL; `-` for stdin).
+        #[arg(long, value_name = "FILE")]
+        transcript: Option<PathBuf>,
+        /// A file the session touched (repeat for several).
+        #[arg(long = "file", value_name = "PATH")]
+        files: Vec<String>,
+        /// The capture snapshot of the batch (`-` for stdin), kept locally for rollback.
+        #[arg(long, value_name = "FILE")]
+        snapshot: Option<PathBuf>,
+    },
+    /// Print the root metadata.json of checkpoint ID as stored.
+    Show {
+        /// The checkpoint ID.
+        id: String,
+    },
+    /// Print session N of checkpoint ID as JSON {"metadata", "prompts", "transcript"}.
+    Session {
+        /// The checkpoint ID.
+        id: String,
+        /// The session's slot (0-based).
+        #[arg(long, default_value_t = 0)]
+        index: usize,
+    },
+    /// List the checkpoints of the repository, newest first (a JSON array with `--json`).
+    List,
+    /// Roll the working tree back to checkpoint ID's undo snapshot; exits 1 when not ok.
+    Rollback {
+        /// The checkpoint ID.
+        id: String,
+        /// The root the snapshot was captured under (default: the repository's working tree).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Skip fsync of files and directories (faster, not crash-safe).
+        #[arg(long)]
+        no_durable: bool,
+        /// Allow snapshot keys with a `.git` component.
+        #[arg(long)]
+        allow_git_dir: bool,
+        #[command(flatten)]
+        plan: PlanArgs,
+        /// Write the redo snapshot here; rolling it back brings the batch back.
+        #[arg(long, value_name = "FILE")]
+        redo_out: Option<PathBuf>,
+    },
+    /// Show what `rollback` would do to each path, touching nothing.
+    Plan {
+        /// The checkpoint ID.
+        id: String,
+        /// The root the snapshot was captured under (default: the repository's working tree).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Allow snapshot keys with a `.git` component.
+        #[arg(long)]
+        allow_git_dir: bool,
+        #[command(flatten)]
+        plan: PlanArgs,
+    },
+    #[command(flatten)]
+    Remote(crate::store_remote::RemoteCommand),
+}
+
+/// Runs one `store` subcommand; `quiet` silences the progress of `push`
+/// and `fetch`.
+///
+/// # Errors
+/// Every store error; printed by `main` as `error[<code>]: <message>`.
+pub fn run(args: StoreArgs, json: bool, quiet: bool) -> Result<ExitCode, Error> {
+    let mut out = Vec::new();
+    let code = run_to(args, json, quiet, &mut out);
+    std::io::stdout()
+        .lock()
+        .write_all(&out)
+        .map_err(|e| Error::io("<stdout>", e))?;
+    code
+}
+
+fn run_to(args: StoreArgs, json: bool, quiet: bool, out: &mut Vec<u8>) -> Result<ExitCode, Error> {
+    use std::io::IsTerminal;
+    let tty = std::io::stderr().is_terminal();
+    let progress = crate::store_remote::Progress {
+        err: &mut std::io::stderr(),
+        tty,
+        quiet,
+    };
+    run_with(args, json, out, progress)
+}
+
+/// Runs one `store` subcommand, progress (of `push` and `fetch`) to `progress`.
+pub(crate) fn run_with(
+    args: StoreArgs,
+    json: bool,
+    out: &mut Vec<u8>,
+    progress: crate::store_remote::Progress<'_>,
+) -> Result<ExitCode, Error> {
+    let backend = match args.backend {
+        BackendArg::GitRefs => Backend::GitRefs,
+        BackendArg::GitBranch => Backend::GitBranch,
+    };
+    let repo = args.repo.unwrap_or_else(|| PathBuf::from("."));
+    let store = Store::open_with(&repo, StoreOptions::default().backend(backend))?;
+    match args.command {
+        StoreCommand::Write {
+            id,
+            session,
+            strategy,
+            agent,
+            model,
+            prompts,
+            transcript,
+            files,
+            snapshot,
+        } => {
+            let mut write = SessionWrite::new(id, session).prompts(prompts);
+            write.strategy = strategy;
+            write.agent = agent.unwrap_or_default();
+            write.model = model.unwrap_or_default();
+            if !files.is_empty() {
+                write.files_touched = Some(files);
+            }
+            if let Some(path) = transcript {
+                write.transcript = Some(files::read_bytes(&path)?);
+            }
+            if let Some(path) = snapshot {
+                write.snapshot = Some(files::read_snapshot(&path)?);
+            }
+            let written = store.write_session(&write)?;
+            if json {
+                let doc = json!({
+                    "commit": written.commit,
+                    "ref": written.ref_name,
+                    "session_index": written.session_index,
+                    "snapshot_commit": written.snapshot_commit,
+                });
+                writeln!(out, "{doc}").map_err(stdout_error)?;
+            } else {
+                writeln!(out, "{}", written.commit).map_err(stdout_error)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        StoreCommand::Show { id } => {
+            out.extend_from_slice(store.read_raw(&id)?.as_bytes());
+            Ok(ExitCode::SUCCESS)
+        }
+        StoreCommand::Session { id, index } => {
+            let content = store.read_session(&id, index)?;
+            let metadata = RawValue::from_string(content.metadata_json.trim_end().to_owned())
+                .map_err(|e| Error::CorruptObject {
+                    what: format!("session {index} of checkpoint {id}"),
+                    reason: e.to_string(),
+                })?;
+            let doc = json!({
+                "metadata": metadata,
+                "prompts": content.prompts,
+                "transcript": String::from_utf8_lossy(&content.transcript),
+            });
+            writeln!(out, "{doc}").map_err(stdout_error)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        StoreCommand::List => {
+            let list = store.list()?;
+            if json {
+                let items: Vec<serde_json::Value> = list
+                    .iter()
+                    .map(|c| {
+                        json!({
+                            "checkpoint_id": c.checkpoint_id,
+                            "session_ids": c.session_ids,
+                            "created_at": c.created_at.to_string(),
+                            "agent": c.agent,
+                            "is_task": c.is_task,
+                            "tool_use_id": c.tool_use_id,
+                            "checkpoints_count": c.checkpoints_count,
+                            "files_touched": c.files_touched,
+                            "backend": c.backend.as_str(),
+                        })
+                    })
+                    .collect();
+                writeln!(out, "{}", serde_json::Value::Array(items)).map_err(stdout_error)?;
+            } else {
+                for c in &list {
+                    writeln!(
+                        out,
+                        "{}  {}  {}  {} session(s)",
+                        c.checkpoint_id,
+                        c.created_at,
+                        if c.agent.is_empty() { "-" } else { &c.agent },
+                        c.session_ids.len()
+                    )
+                    .map_err(stdout_error)?;
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        StoreCommand::Rollback {
+            id,
+            root,
+            no_durable,
+            allow_git_dir,
+            plan,
+            redo_out,
+        } => {
+            let root = work_root(&store, root)?;
+            let options = plan.rollback_options(!no_durable, redo_out.is_some())?;
+            let parse = ParseOptions::allowing_git_dir(allow_git_dir);
+            let report = store.rollback(&id, &root, &parse, &options)?;
+            if let (Some(path), Some(redo)) = (redo_out.as_deref(), &report.redo) {
+                files::write_output(Some(path), redo.as_str())?;
+            }
+            if json {
+                out.extend_from_slice(output::to_json(&report)?.as_bytes());
+            } else {
+                out.extend_from_slice(output::format_report(&report).as_bytes());
+            }
+            Ok(if report.ok() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        StoreCommand::Plan {
+            id,
+            root,
+            allow_git_dir,
+            plan,
+        } => {
+            let root = work_root(&store, root)?;
+            let parse = ParseOptions::allowing_git_dir(allow_git_dir);
+            let plan = store.plan_rollback(&id, &root, &parse, &plan.options()?)?;
+            if json {
+                out.extend_from_slice(output::to_json(&plan)?.as_bytes());
+            } else {
+                out.extend_from_slice(output::format_plan(&plan).as_bytes());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        StoreCommand::Remote(command) => {
+            crate::store_remote::run(&store, command, json, out, progress)
+        }
+    }
+}
+
+/// `--root`, or else the repository's working tree.
+fn work_root(store: &Store, root: Option<PathBuf>) -> Result<PathBuf, Error> {
+    root.or_else(|| store.work_dir()).ok_or_else(|| {
+        Error::invalid_argument("root", "the repository has no working tree: pass --root")
+    })
+}
+
+fn stdout_error(e: std::io::Error) -> Error {
+    Error::io("<stdout>", e)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use clap::Parser;
+    use std::path::Path;
+    use std::process::Command;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let home = dir.join(".home");
+        std::fs::create_dir_all(&home).unwrap();
+        let out = Command::new("git")
+            .current_dir(dir)
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", home.join(".gitconfig"))
+            .env("HOME", &home)
+            .env("LC_ALL", "C")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    fn repo() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q"]);
+        git(dir.path(), &["config", "user.name", "T"]);
+        git(dir.path(), &["config", "user.email", "t@example.com"]);
+        dir
+    }
+
+    /// Runs `agent-checkpoint store --repo <dir> <args>`: (exit code, stdout) or the error.
+    fn store(dir: &Path, args: &[&str]) -> Result<(ExitCode, String), Error> {
+        let mut argv = vec!["agent-checkpoint", "store", "--repo", dir.to_str().unwrap()];
+        argv.extend(args);
+        let cli = crate::Cli::try_parse_from(argv).unwrap();
+        let crate::Command::Store(args) = cli.command else {
+            panic!("not a store command");
+        };
+        let mut out = Vec::new();
+        let code = run_to(args, cli.json, cli.quiet, &mut out)?;
+        Ok((code, String::from_utf8(out).unwrap()))
+    }
+
+    const ULID: &str = "01KVBJCWYA4YW6J5M9GP655HZN";
+
+    #[test]
+    fn write_show_session_list() {
+        let dir = repo();
+        let transcript = dir.path().join("t.jsonl");
+        std::fs::write(&transcript, "{\"type\":\"user\"}\n").unwrap();
+        let (_, commit) = store(
+            dir.path(),
+            &[
+                "write",
+                "--id",
+                ULID,
+                "--session",
+                "s1",
+                "--agent",
+                "Claude Code",
+                "--model",
+                "m",
+                "--prompt",
+                "one",
+                "--prompt",
+                "two",
+                "--transcript",
+                transcript.to_str().unwrap(),
+                "--file",
+                "src/a.rs",
+                "--file",
+                "src/b.rs",
+            ],
+        )
+        .unwrap();
+        let head = git(
+            dir.path(),
+            &[
+                "rev-parse",
+                "refs/entire/checkpoints/ZN/01KVBJCWYA4YW6J5M9GP655HZN",
+            ],
+        );
+        assert_eq!(commit, head);
+
+        let (_, shown) = store(dir.path(), &["show", ULID]).unwrap();
+        assert_eq!(
+            shown,
+            git(
+                dir.path(),
+                &["cat-file", "-p", &format!("{}:metadata.json", head.trim())]
+            )
+        );
+
+        let (_, session) = store(dir.path(), &["session", ULID, "--index", "0"]).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&session).unwrap();
+        assert_eq!(v["metadata"]["session_id"], "s1");
+        assert_eq!(v["metadata"]["model"], "m");
+        assert_eq!(v["prompts"], json!(["one", "two"]));
+        assert_eq!(v["transcript"], "{\"type\":\"user\"}\n");
+
+        store(
+            dir.path(),
+            &[
+                "--backend",
+                "git-branch",
+                "write",
+                "--id",
+                "a1b2c3d4e5f6",
+                "--session",
+                "s9",
+            ],
+        )
+        .unwrap();
+        let (_, listed) = store(dir.path(), &["list", "--json"]).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&listed).unwrap();
+        let items = v.as_array().unwrap();
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[0]["checkpoint_id"], "a1b2c3d4e5f6", "newest first");
+        assert_eq!(items[1]["session_ids"], json!(["s1"]));
+        assert_eq!(items[1]["agent"], "Claude Code");
+        assert!(items[1]["created_at"].as_str().unwrap().ends_with('Z'));
+        let (_, plain) = store(dir.path(), &["list"]).unwrap();
+        assert_eq!(plain.lines().count(), 2);
+    }
+
+    #[test]
+    fn errors_carry_their_codes() {
+        let dir = repo();
+        let code = |args: &[&str]| store(dir.path(), args).unwrap_err().code().as_str();
+        assert_eq!(code(&["show", ULID]), "not_found");
+        assert_eq!(code(&["show", "nope"]), "invalid_checkpoint_id");
+        assert_eq!(
+            code(&["write", "--id", ULID, "--session", "a/b"]),
+            "invalid_argument"
+        );
+        assert_eq!(
+            code(&[
+                "--backend",
+                "git-branch",
+                "write",
+                "--id",
+                ULID,
+                "--session",
+                "s"
+            ]),
+            "invalid_argument"
+        );
+        store(dir.path(), &["write", "--id", ULID, "--session", "s"]).unwrap();
+        assert_eq!(code(&["session", ULID]), "no_transcript");
+        assert_eq!(code(&["rollback", ULID]), "not_found");
+        let elsewhere = tempfile::tempdir().unwrap();
+        assert_eq!(
+            store(elsewhere.path(), &["list"])
+                .unwrap_err()
+                .code()
+                .as_str(),
+            "not_a_repository"
+        );
+    }
+
+    #[test]
+    fn rollback_from_a_stored_snapshot() {
+        let dir = repo();
+        let root = dir.path();
+        std::fs::write(root.join("a.txt"), "before").unwrap();
+        let cap =
+            agent_checkpoint::CapRoot::open(root, agent_checkpoint::root::ambient_authority())
+                .unwrap();
+        let snapshot =
+            agent_checkpoint::capture(&cap, ["a.txt", "b.txt"], &Default::default()).unwrap();
+        let snap_file = root.join(".git/snap.json");
+        std::fs::write(&snap_file, snapshot.as_str()).unwrap();
+        store(
+            root,
+            &[
+                "write",
+                "--id",
+                ULID,
+                "--session",
+                "s",
+                "--snapshot",
+                snap_file.to_str().unwrap(),
+            ],
+        )
+        .unwrap();
+        std::fs::write(root.join("a.txt"), "after").unwrap();
+        std::fs::write(root.join("b.txt"), "new").unwrap();
+        let redo = root.join(".git/redo.json");
+        let (code, report) = store(
+            root,
+            &[
+                "rollback",
+                ULID,
+                "--no-durable",
+                "--redo-out",
+                redo.to_str().unwrap(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(code, ExitCode::SUCCESS, "{report}");
+        assert!(report.contains("2 restored, 0 unrestored"), "{report}");
+        assert_eq!(
+            std::fs::read_to_string(root.join("a.txt")).unwrap(),
+            "before"
+        );
+        assert!(!root.join("b.txt").exists());
+        assert!(redo.exists());
+        // The plan of a second rollback: everything already as captured.
+        let (_, plan) = store(root, &["plan", ULID]).unwrap();
+        assert_eq!(plan, "keep      a.txt\nkeep      b.txt\n");
+        let (_, plan) = store(root, &["--json", "plan", ULID]).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&plan).unwrap();
+        assert_eq!(v["items"][0]["action"], "keep", "{v}");
+        // Sealed with another key: refused with its code, nothing touched.
+        std::fs::write(root.join("a.txt"), "changed").unwrap();
+        let key = root.join(".git/key");
+        std::fs::write(&key, "k").unwrap();
+        let refused = store(
+            root,
+            &[
+                "rollback",
+                ULID,
+                "--root",
+                root.to_str().unwrap(),
+                "--key-file",
+                key.to_str().unwrap(),
+            ],
+        )
+        .unwrap_err();
+        assert_eq!(refused.code().as_str(), "unauthenticated");
+        assert_eq!(
+            std::fs::read_to_string(root.join("a.txt")).unwrap(),
+            "changed"
+        );
+        // --json: the report as the snapshot commands print it.
+        let (code, report) = store(root, &["--json", "rollback", ULID, "--no-durable"]).unwrap();
+        assert_eq!(code, ExitCode::SUCCESS);
+        let v: serde_json::Value = serde_json::from_str(&report).unwrap();
+        assert_eq!(v["ok"], true, "{v}");
+        assert_eq!(v["restored"], json!(["a.txt", "b.txt"]), "{v}");
+        assert_eq!(v["plan"]["items"][0]["action"], "write", "{v}");
+        assert_eq!(v["plan"]["items"][1]["action"], "keep", "{v}");
+    }
+
+    #[test]
+    fn stored_prompts_and_transcripts_are_redacted() {
+        let dir = repo();
+        let transcript = dir.path().join("t.jsonl");
+        let secret = "ghp_k7Qm2ZxR9vT4nB8wL1cY6pD3sF0hJ5aE2gU7";
+        std::fs::write(
+            &transcript,
+            format!("{{\"type\":\"user\",\"text\":\"token {secret}\"}}\n"),
+        )
+        .unwrap();
+        let prompt = format!("use {secret} please");
+        store(
+            dir.path(),
+            &[
+                "write",
+                "--id",
+                ULID,
+                "--session",
+                "s",
+                "--prompt",
+                &prompt,
+                "--transcript",
+                transcript.to_str().unwrap(),
+            ],
+        )
+        .unwrap();
+        let (_, session) = store(dir.path(), &["session", ULID]).unwrap();
+        assert!(!session.contains(secret), "{session}");
+        let v: serde_json::Value = serde_json::from_str(&session).unwrap();
+        assert_eq!(v["prompts"], json!(["use REDACTED please"]));
+        assert_eq!(
+            v["transcript"],
+            "{\"type\":\"user\",\"text\":\"token REDACTED\"}\n"
+        );
+    }
+}
