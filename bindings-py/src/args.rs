@@ -65,6 +65,17 @@ pub fn operation_path(item: &Bound<'_, PyAny>) -> PyResult<String> {
     )))
 }
 
+/// A `str` or `os.PathLike` argument as text (a `TypeError` for anything else).
+pub fn path_text(value: &Bound<'_, PyAny>, name: &str) -> PyResult<String> {
+    match text_of_path(value)? {
+        Some(text) => Ok(text),
+        None => Err(PyTypeError::new_err(format!(
+            "{name} must be a str or an os.PathLike, not {}",
+            value.get_type().name()?
+        ))),
+    }
+}
+
 /// Every target of an iterable of operations, in order.
 pub fn operation_paths(operations: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     if text_of_path(operations)?.is_some() {

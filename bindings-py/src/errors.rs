@@ -1,15 +1,19 @@
 //! The Python exception hierarchy and the one mapping from core errors to it.
 //!
-//! Every [`ErrorCode`] has its own class, a subclass of `CheckpointError`
-//! carrying the code as `.code`. ID, ref, path and snapshot errors also
-//! subclass `ValueError`; `not_found`, `permission_denied` and `io` subclass
-//! `FileNotFoundError`, `PermissionError` and `OSError`, and are raised with
-//! `errno`, `strerror` and `filename` set, so `except OSError` code keeps
-//! working. The classes are built once per interpreter with `type(...)`
-//! because a class with two exception bases cannot be declared with
-//! `create_exception!`.
+//! Every [`ErrorCode`] has its own class, named after the code
+//! (`path_escapes_root` -> `PathEscapesRootError`; `CheckpointNotADirectoryError`
+//! for `not_a_directory`, which must not shadow the built-in), a subclass of
+//! `CheckpointError` carrying the code as `.code`. The code's
+//! [`ErrorCategory`] picks the built-in base beside it: invalid input
+//! subclasses `ValueError`; `not_found`, `permission_denied` and I/O errors
+//! subclass `FileNotFoundError`, `PermissionError` and `OSError`, and are
+//! raised with `errno`, `strerror` and `filename` set when the OS gave them,
+//! so `except OSError` code keeps working; conflicts and authentication
+//! failures are `CheckpointError` only. The classes are built once per
+//! interpreter with `type(...)` because a class with two exception bases
+//! cannot be declared with `create_exception!`.
 
-use agent_checkpoint::{Error, ErrorCode};
+use agent_checkpoint::{Error, ErrorCategory, ErrorCode};
 use pyo3::exceptions::{
     PyException, PyFileNotFoundError, PyOSError, PyPermissionError, PyValueError,
 };
@@ -35,22 +39,36 @@ enum Builtin {
     None,
 }
 
-/// The Python class name and built-in base of each code. Exhaustive on
-/// purpose: a new core code does not compile until it has a class here.
-fn spec(code: ErrorCode) -> (&'static str, Builtin) {
-    match code {
-        ErrorCode::InvalidCheckpointId => ("InvalidCheckpointIdError", Builtin::Value),
-        ErrorCode::InvalidRefName => ("InvalidRefNameError", Builtin::Value),
-        ErrorCode::InvalidPath => ("InvalidPathError", Builtin::Value),
-        ErrorCode::PathEscapesRoot => ("PathEscapesRootError", Builtin::Value),
-        ErrorCode::NotAFile => ("NotAFileError", Builtin::Value),
-        ErrorCode::MalformedSnapshot => ("MalformedSnapshotError", Builtin::Value),
-        ErrorCode::UnsupportedVersion => ("UnsupportedVersionError", Builtin::Value),
-        ErrorCode::TooLarge => ("TooLargeError", Builtin::Value),
-        ErrorCode::Unauthenticated => ("UnauthenticatedError", Builtin::None),
-        ErrorCode::NotFound => ("NotFoundError", Builtin::FileNotFound),
-        ErrorCode::PermissionDenied => ("PermissionDeniedError", Builtin::Permission),
-        ErrorCode::Io => ("IoError", Builtin::Os),
+/// Python built-in exception names a derived class name must not shadow.
+const BUILTIN_NAMES: [&str; 4] = [
+    "NotADirectoryError",
+    "FileNotFoundError",
+    "PermissionError",
+    "ConnectionError",
+];
+
+/// The Python class name of a code (`PathEscapesRootError`); one whose name
+/// would shadow a built-in exception gets the `Checkpoint` prefix
+/// (`not_a_directory` -> `CheckpointNotADirectoryError`).
+fn class_name(code: ErrorCode) -> String {
+    let name = format!("{}Error", code.as_pascal());
+    if BUILTIN_NAMES.contains(&name.as_str()) {
+        format!("Checkpoint{name}")
+    } else {
+        name
+    }
+}
+
+/// The built-in base of a code's class, from its category.
+fn builtin(code: ErrorCode) -> Builtin {
+    match code.category() {
+        ErrorCategory::InvalidInput => Builtin::Value,
+        ErrorCategory::NotFound => Builtin::FileNotFound,
+        ErrorCategory::PermissionDenied => Builtin::Permission,
+        ErrorCategory::Io => Builtin::Os,
+        // Conflicts, authentication failures, and any category a newer core
+        // adds: `CheckpointError` alone.
+        _ => Builtin::None,
     }
 }
 
@@ -92,10 +110,9 @@ fn build_classes(py: Python<'_>) -> PyResult<Classes> {
          snake_case error code (empty on this base class, which is never raised itself).",
     )?;
     let mut by_code = Vec::with_capacity(ErrorCode::ALL.len());
-    for code in ErrorCode::ALL {
-        let (name, builtin) = spec(code);
+    for &code in ErrorCode::ALL {
         let mut bases = vec![base.clone().into_any()];
-        match builtin {
+        match builtin(code) {
             Builtin::Value => bases.push(py.get_type::<PyValueError>().into_any()),
             Builtin::FileNotFound => bases.push(py.get_type::<PyFileNotFoundError>().into_any()),
             Builtin::Permission => bases.push(py.get_type::<PyPermissionError>().into_any()),
@@ -103,7 +120,7 @@ fn build_classes(py: Python<'_>) -> PyResult<Classes> {
             Builtin::None => {}
         }
         let doc = format!("Raised with code `{}`.", code.as_str());
-        let class = new_class(py, name, bases, code.as_str(), &doc)?;
+        let class = new_class(py, &class_name(code), bases, code.as_str(), &doc)?;
         by_code.push((code, class.unbind()));
     }
     Ok(Classes {
@@ -118,7 +135,7 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let classes = classes(py)?;
     module.add("CheckpointError", classes.base.bind(py))?;
     for (code, class) in &classes.by_code {
-        module.add(spec(*code).0, class.bind(py))?;
+        module.add(class_name(*code), class.bind(py))?;
     }
     let codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
     module.add("ERROR_CODES", PyTuple::new(py, codes)?)?;
@@ -157,10 +174,10 @@ fn build_exception(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
     let code = error.code();
     let class = class_for(py, code)?;
     let message = error.to_string();
-    let instance = match spec(code).1 {
+    let instance = match builtin(code) {
         Builtin::FileNotFound | Builtin::Permission | Builtin::Os => {
             let strerror = match error {
-                Error::Io { source, .. } => source.to_string(),
+                Error::Io { error, .. } => error.to_string(),
                 _ => message.clone(),
             };
             match (error.raw_os_error(), error.path()) {
@@ -176,6 +193,9 @@ fn build_exception(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
         }
         Builtin::Value | Builtin::None => class.call1((message,))?,
     };
+    // Every error says which path it is about (None when it is about none),
+    // as `.path` on a Node error.
+    instance.setattr("path", error.path())?;
     Ok(PyErr::from_value(instance))
 }
 

@@ -2,13 +2,17 @@
 
 use pyo3::prelude::*;
 
+use crate::checkpoint::snapshot_text;
 use crate::errors::IntoPyResult;
 
 /// The paths captured by `checkpoint`, sorted; `[]` for a malformed
 /// snapshot (best effort, like the seed).
 #[pyfunction]
-pub fn snapshot_paths(py: Python<'_>, checkpoint: String) -> Vec<String> {
-    py.detach(move || agent_checkpoint::snapshot_paths(&checkpoint))
+pub fn snapshot_paths(py: Python<'_>, checkpoint: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    Ok(match snapshot_text(checkpoint)? {
+        Ok(text) => py.detach(move || agent_checkpoint::snapshot_paths(&text)),
+        Err(_) => Vec::new(),
+    })
 }
 
 /// Parses `checkpoint` strictly and describes every captured path.
@@ -16,9 +20,13 @@ pub fn snapshot_paths(py: Python<'_>, checkpoint: String) -> Vec<String> {
 /// Raises the snapshot's error (e.g. `MalformedSnapshotError`) when it is
 /// malformed.
 #[pyfunction]
-pub fn inspect_snapshot(py: Python<'_>, checkpoint: String) -> PyResult<Vec<CapturedPath>> {
+pub fn inspect_snapshot(
+    py: Python<'_>,
+    checkpoint: &Bound<'_, PyAny>,
+) -> PyResult<Vec<CapturedPath>> {
+    let text = snapshot_text(checkpoint)?.into_py_result(py)?;
     let items = py
-        .detach(move || agent_checkpoint::inspect_snapshot(&checkpoint))
+        .detach(move || agent_checkpoint::inspect_snapshot(&text))
         .into_py_result(py)?;
     Ok(items.into_iter().map(CapturedPath::from).collect())
 }

@@ -6,16 +6,23 @@
 
 mod args;
 mod checkpoint;
+mod diff;
 mod errors;
 mod inspect;
 mod naming;
 mod options;
+mod progress;
 mod queue;
+mod redact;
+mod store;
+mod store_remote;
+mod store_shadow;
 
 use pyo3::prelude::*;
 
-/// Targeted path snapshot and rollback for atomic batch edits, plus the
-/// checkpoint naming layer (native part of `agent_checkpoint`).
+/// Targeted path snapshot and rollback for atomic batch edits, the
+/// checkpoint naming layer and secret redaction (native part of
+/// `agent_checkpoint`).
 #[pymodule(name = "_native")]
 fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -28,6 +35,8 @@ fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<checkpoint::RollbackResult>()?;
     module.add_function(wrap_pyfunction!(checkpoint::plan_rollback, module)?)?;
     module.add_class::<checkpoint::PlanItem>()?;
+    module.add_class::<diff::Hunk>()?;
+    module.add_class::<diff::DiffLine>()?;
     module.add_function(wrap_pyfunction!(checkpoint::record_applied, module)?)?;
     module.add_function(wrap_pyfunction!(inspect::snapshot_paths, module)?)?;
     module.add_function(wrap_pyfunction!(inspect::inspect_snapshot, module)?)?;
@@ -51,5 +60,15 @@ fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(naming::join_prompts, module)?)?;
 
     module.add_class::<queue::PushQueue>()?;
+    module.add_class::<store::CheckpointStore>()?;
+    store_remote::register(module)?;
+
+    module.add_function(wrap_pyfunction!(redact::redact_text, module)?)?;
+    module.add_function(wrap_pyfunction!(redact::redact_json, module)?)?;
+    module.add_function(wrap_pyfunction!(redact::redact_blob, module)?)?;
+    module.add_class::<redact::Redactor>()?;
+    module.add_class::<redact::Redaction>()?;
+    module.add_class::<redact::BlobRedaction>()?;
+    module.add_class::<redact::Finding>()?;
     Ok(())
 }

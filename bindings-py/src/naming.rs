@@ -1,6 +1,6 @@
 //! The naming layer: checkpoint IDs, refs, shadow branches and prompt files.
 
-use agent_checkpoint::{id, prompts, refs};
+use agent_checkpoint_naming::{id, prompts, refs};
 use pyo3::prelude::*;
 
 use crate::args::strings;
@@ -78,14 +78,19 @@ pub fn parse_ref(name: &str) -> Option<String> {
 /// `entire/<commit[:7]>-<hash_worktree_id(worktree_id)>`.
 #[pyfunction]
 #[pyo3(signature = (base_commit, worktree_id = ""))]
-pub fn shadow_branch_name(base_commit: &str, worktree_id: &str) -> String {
-    refs::shadow_branch_name(base_commit, worktree_id)
+pub fn shadow_branch_name(
+    py: Python<'_>,
+    base_commit: &str,
+    worktree_id: &str,
+) -> PyResult<String> {
+    refs::shadow_branch_name(base_commit, worktree_id).into_py_result(py)
 }
 
-/// `(commit_prefix, worktree_hash)` of a shadow branch name, or `None`.
+/// `(commit_prefix, worktree_hash)` of a shadow branch name, or `None`
+/// (the package wraps it in the named tuple `ShadowBranch`).
 #[pyfunction]
 pub fn parse_shadow_branch_name(name: &str) -> Option<(String, String)> {
-    refs::parse_shadow_branch_name(name)
+    refs::parse_shadow_branch_name(name).map(|b| (b.commit_prefix, b.worktree_hash))
 }
 
 /// The first 6 hex characters of SHA-256 of `worktree_id`.

@@ -13,7 +13,7 @@ use crate::errors::IntoPyResult;
 /// The JSONL push queue kept in `directory` (the git common dir).
 #[pyclass(frozen, module = "agent_checkpoint", name = "PushQueue")]
 pub struct PushQueue {
-    inner: agent_checkpoint::queue::PushQueue,
+    inner: agent_checkpoint_naming::queue::PushQueue,
 }
 
 #[pymethods]
@@ -21,7 +21,7 @@ impl PushQueue {
     #[new]
     fn new(directory: PathBuf) -> PushQueue {
         PushQueue {
-            inner: agent_checkpoint::queue::PushQueue::new(directory),
+            inner: agent_checkpoint_naming::queue::PushQueue::new(directory),
         }
     }
 
@@ -54,13 +54,15 @@ impl PushQueue {
     /// the file is compacted when it held duplicates or malformed lines).
     fn drain(&self, py: Python<'_>) -> PyResult<Vec<String>> {
         let queue = &self.inner;
-        py.detach(|| queue.drain()).into_py_result(py)
+        py.detach(|| queue.drain().map(|d| d.refs))
+            .into_py_result(py)
     }
 
     /// Like `drain`, but never rewrites the queue file.
     fn peek(&self, py: Python<'_>) -> PyResult<Vec<String>> {
         let queue = &self.inner;
-        py.detach(|| queue.peek()).into_py_result(py)
+        py.detach(|| queue.peek().map(|d| d.refs))
+            .into_py_result(py)
     }
 
     /// Removes every entry of `refs` (refs enqueued meanwhile survive).

@@ -267,9 +267,10 @@ def test_push_queue(tmp_path: Path) -> None:
 def test_push_queue_in_missing_directory(tmp_path: Path) -> None:
     queue = ac.PushQueue(str(tmp_path / "missing"))
     assert queue.drain() == [] and queue.peek() == []
-    queue.remove(["refs/heads/x"])
+    ref = ac.ref_name("a1b2c3d4e5f6")
+    queue.remove([ref])
     with pytest.raises(ac.NotFoundError) as raised:
-        queue.enqueue("refs/heads/x")
+        queue.enqueue(ref)
     assert isinstance(raised.value, FileNotFoundError)
 
 
@@ -302,7 +303,7 @@ def test_plan_rollback_touches_nothing(root: Path) -> None:
         ("gen/x.py", "remove", False),
         ("src/a.py", "keep", False),
     ]
-    assert repr(plan[0]) == "PlanItem(path='b.txt', action='write', conflict=False)"
+    assert repr(plan[0]) == "PlanItem(path='b.txt', action='write', conflict=False, code=None)"
     assert plan == ac.plan_rollback(str(root), snapshot)
     assert (root / "b.txt").read_text() == "batch"
     with pytest.raises(ac.MalformedSnapshotError):

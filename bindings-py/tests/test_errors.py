@@ -17,11 +17,23 @@ CODES = {
     "invalid_path": (ac.InvalidPathError, ValueError),
     "path_escapes_root": (ac.PathEscapesRootError, ValueError),
     "not_a_file": (ac.NotAFileError, ValueError),
+    "not_a_directory": (ac.CheckpointNotADirectoryError, ValueError),
     "malformed_snapshot": (ac.MalformedSnapshotError, ValueError),
     "unsupported_version": (ac.UnsupportedVersionError, ValueError),
     "too_large": (ac.TooLargeError, ValueError),
+    "invalid_argument": (ac.InvalidArgumentError, ValueError),
+    "invalid_pattern": (ac.InvalidPatternError, ValueError),
     "unauthenticated": (ac.UnauthenticatedError, None),
+    "root_mismatch": (ac.RootMismatchError, None),
     "not_found": (ac.NotFoundError, FileNotFoundError),
+    "no_transcript": (ac.NoTranscriptError, FileNotFoundError),
+    "not_a_repository": (ac.NotARepositoryError, ValueError),
+    "corrupt_object": (ac.CorruptObjectError, OSError),
+    "ref_busy": (ac.RefBusyError, None),
+    "conflict": (ac.ConflictError, None),
+    "remote_unreachable": (ac.RemoteUnreachableError, OSError),
+    "auth_failed": (ac.AuthFailedError, None),
+    "rejected": (ac.RejectedError, None),
     "permission_denied": (ac.PermissionDeniedError, PermissionError),
     "io": (ac.IoError, OSError),
 }
@@ -49,6 +61,13 @@ def test_every_code_maps_to_its_class(code: str) -> None:
 def test_unknown_code_is_a_value_error() -> None:
     with pytest.raises(ValueError):
         ac.error_class("nope")
+
+
+def test_no_class_shadows_a_builtin() -> None:
+    import builtins
+
+    for code in ac.ERROR_CODES:
+        assert not hasattr(builtins, ac.error_class(code).__name__), code
 
 
 def test_base_class_is_never_a_builtin_error() -> None:
@@ -79,6 +98,18 @@ def test_raised_value_errors(tmp_path: Path) -> None:
     assert isinstance(raises("unsupported_version", ac.inspect_snapshot, '{"version":2,"entries":{}}'), ValueError)
     assert isinstance(raises("too_large", ac.create_checkpoint, tmp_path, ["big"], max_file_bytes=9), ValueError)
     assert isinstance(raises("too_large", ac.new_ulid, 1 << 48), ValueError)
+
+
+def test_every_error_names_its_path_as_node_does(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    assert raises("path_escapes_root", ac.create_checkpoint, tmp_path, ["../x"]).path == "../x"
+    assert raises("not_a_file", ac.create_checkpoint, tmp_path, ["d"]).path == "d"
+    missing = raises("not_found", ac.create_checkpoint, tmp_path / "missing", ["a"])
+    assert missing.path == missing.filename == str(tmp_path / "missing")
+    assert raises("malformed_snapshot", ac.inspect_snapshot, "{").path is None
+    assert raises("invalid_checkpoint_id", ac.validate_checkpoint_id, "nope").path is None
+    copy = pickle.loads(pickle.dumps(raises("path_escapes_root", ac.create_checkpoint, tmp_path, ["../x"])))
+    assert copy.path == "../x"
 
 
 def test_missing_root_is_file_not_found(tmp_path: Path) -> None:
@@ -121,7 +152,7 @@ def _permission_denied_dir(tmp_path: Path) -> Path:
 
 def test_permission_denied_is_permission_error(tmp_path: Path) -> None:
     directory = _permission_denied_dir(tmp_path)
-    error = raises("permission_denied", ac.PushQueue(directory).enqueue, "refs/heads/main")
+    error = raises("permission_denied", ac.PushQueue(directory).enqueue, ac.ref_name("a1b2c3d4e5f6"))
     assert isinstance(error, PermissionError)
     assert error.errno == errno.EACCES
     assert error.filename and str(directory) in error.filename
@@ -134,3 +165,26 @@ def test_errors_pickle_round_trip(tmp_path: Path) -> None:
     assert copy.errno == error.errno and copy.filename == error.filename
     value_error = raises("invalid_checkpoint_id", ac.validate_checkpoint_id, "x")
     assert str(pickle.loads(pickle.dumps(value_error))) == str(value_error)
+
+
+def test_a_snapshot_with_a_lone_surrogate_is_malformed(tmp_path: Path) -> None:
+    (tmp_path / "a").write_text("a")
+    snapshot = ac.create_checkpoint(tmp_path, ["a"])
+    forged = snapshot.replace('"a"', '"\ud800"', 1)
+    assert forged != snapshot
+    result = ac.rollback(tmp_path, forged)
+    assert not result.valid and result.error_code == "malformed_snapshot"
+    assert raises("malformed_snapshot", ac.plan_rollback, tmp_path, forged)
+    assert raises("malformed_snapshot", ac.record_applied, tmp_path, forged)
+    assert (tmp_path / "a").read_text() == "a"
+
+
+@pytest.mark.parametrize("key", ["", b"", bytearray(), "\ud800", "ok\udfff"])
+def test_empty_keys_and_keys_that_are_not_unicode_are_refused(tmp_path: Path, key: object) -> None:
+    (tmp_path / "a").write_text("a")
+    error = raises("invalid_argument", ac.create_checkpoint, tmp_path, ["a"], key=key)
+    assert isinstance(error, ValueError)
+    snapshot = ac.create_checkpoint(tmp_path, ["a"])
+    raises("invalid_argument", ac.rollback, tmp_path, snapshot, key=key)
+    raises("invalid_argument", ac.plan_rollback, tmp_path, snapshot, key=key)
+    raises("invalid_argument", ac.record_applied, tmp_path, snapshot, key=key)

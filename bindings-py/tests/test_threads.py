@@ -63,6 +63,10 @@ def progress_during(call: Callable[[], object]) -> int:
         while counter[0] == 0:
             time.sleep(0.001)
         sys.setswitchinterval(1000.0)
+        # Let the other thread run once more, so that its wait for the GIL
+        # starts again with the new interval (a wait begun under the old
+        # 5 ms interval would still force one switch).
+        time.sleep(0.01)
         before = counter[0]
         call()
         after = counter[0]

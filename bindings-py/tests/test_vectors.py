@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 import pytest
 
@@ -28,6 +29,8 @@ def play_naming(op: str, args: list) -> Any:
     """The function named by `op`, called with the case's args (tuples as lists, like JSON)."""
     function = getattr(ac, op)
     result = function(*args)
+    if isinstance(result, ac.ShadowBranch):
+        return {"commit_prefix": result.commit_prefix, "worktree_hash": result.worktree_hash}
     if isinstance(result, tuple):
         return list(result)
     return result
@@ -54,6 +57,58 @@ def snapshot_text(case: Dict[str, Any]) -> str:
     return snapshot if isinstance(snapshot, str) else json.dumps(snapshot, separators=(",", ":"), sort_keys=True)
 
 
+def plan_items(plan: List[ac.PlanItem]) -> List[Dict[str, Any]]:
+    """A plan as the vectors spell it: path, action, conflict, and a refusal's code."""
+    items: List[Dict[str, Any]] = []
+    for i in plan:
+        item: Dict[str, Any] = {"path": i.path, "action": i.action, "conflict": i.conflict}
+        if i.code is not None:
+            item["code"] = i.code
+        items.append(item)
+    return items
+
+
+def hunks_text(item: ac.PlanItem) -> str:
+    """The hunks written back as unified-diff lines (no headers, no
+    no-newline markers), checking each line's numbers on the way."""
+    lines: List[str] = []
+    marker = {"context": " ", "removed": "-", "added": "+"}
+    for h in item.hunks:
+        def span(start: int, n: int) -> str:
+            return str(start) if n == 1 else f"{start},{n}"
+
+        lines.append(f"@@ -{span(h.old_start, h.old_lines)} +{span(h.new_start, h.new_lines)} @@")
+        old, new = max(h.old_start, 1), max(h.new_start, 1)
+        for line in h.lines:
+            assert line.old_line == (None if line.kind == "added" else old), (item.path, line)
+            assert line.new_line == (None if line.kind == "removed" else new), (item.path, line)
+            old += line.old_line is not None
+            new += line.new_line is not None
+            lines.append(marker[line.kind] + line.text)
+    return "\n".join(lines)
+
+
+def plan_diffs(plan: List[ac.PlanItem]) -> Dict[str, Dict[str, str]]:
+    """The plan's diffs as the vectors spell them: path -> {summary, text?}
+    (text only when there is a line diff), after checking the hunks say
+    what the text says."""
+    out: Dict[str, Dict[str, str]] = {}
+    for item in plan:
+        if item.diff_summary is None:
+            assert item.diff is None and item.hunks == [], item
+            continue
+        entry = {"summary": item.diff_summary}
+        if item.hunks:
+            assert item.diff is not None
+            entry["text"] = item.diff
+            body = "\n".join(item.diff.split("\n")[2:-1]).replace("\r", "")
+            assert hunks_text(item) == body.replace("\n\\ No newline at end of file", ""), item.path
+        else:
+            assert item.diff == item.diff_summary, item
+        out[item.path] = entry
+    return out
+
+
 def report_matches(case: Dict[str, Any], result: ac.RollbackResult) -> None:
     want = case.get("expect_report", {})
     if "ok" in want:
@@ -70,9 +125,15 @@ def report_matches(case: Dict[str, Any], result: ac.RollbackResult) -> None:
         assert result.restored == want["restored"], result
     if "unrestored" in want:
         assert result.unrestored == want["unrestored"], result
+    if "unrestored_codes" in want:
+        assert result.failure_codes == want["unrestored_codes"], result
+    if "not_in_redo" in want:
+        assert sorted(result.not_in_redo) == want["not_in_redo"], result
+    if "other_root" in want:
+        assert result.other_root == want["other_root"], result
     # Invariants of the host type, on every case.
     assert result.ok == (result.valid and not result.unrestored)
-    assert sorted(result.failures) == result.unrestored
+    assert sorted(result.failures) == result.unrestored == sorted(result.failure_codes)
     assert (result.error is None) == result.valid == (result.error_code is None)
 
 
@@ -117,6 +178,8 @@ def test_fs_vector(case: Dict[str, Any], tmp_path: Path) -> None:
             "max_file_bytes": options.get("max_file_bytes"),
             "key": options.get("key"),
         }
+        if "max_file_bytes" in options:
+            kwargs["max_file_bytes"] = options["max_file_bytes"]
         if "expect_capture_error" in case:
             with pytest.raises(ac.CheckpointError) as raised:
                 ac.create_checkpoint(absolute, paths, **kwargs)
@@ -134,7 +197,7 @@ def test_fs_vector(case: Dict[str, Any], tmp_path: Path) -> None:
     if "expect_snapshot" in case:
         assert json.loads(snapshot) == case["expect_snapshot"]
     if "expect_snapshot_text" in case:
-        assert snapshot == case["expect_snapshot_text"]
+        assert snapshot == case["expect_snapshot_text"].replace("$ROOT", os.path.realpath(root))
     if op == "capture":
         check_tree(before, read_tree(root))
         return
@@ -152,6 +215,9 @@ def test_fs_vector(case: Dict[str, Any], tmp_path: Path) -> None:
         "on_conflict": options.get("on_conflict", "overwrite"),
         "key": options.get("key"),
         "redo": options.get("redo", True),
+        "restore_setid": options.get("restore_setid", False),
+        "strict_root": options.get("strict_root", False),
+        "max_file_bytes": options.get("max_file_bytes"),
     }
     if case.get("record_applied"):
         record = lambda: ac.record_applied(  # noqa: E731
@@ -165,21 +231,35 @@ def test_fs_vector(case: Dict[str, Any], tmp_path: Path) -> None:
         snapshot = record()
     for step in case.get("human_edits", []):
         mutate(root, step)
+    plan_kwargs = {
+        k: kwargs[k] for k in ("allow_git_dir", "on_conflict", "key", "restore_setid", "strict_root")
+    }
+    if "expect_diff" in case:
+        diff_options = case.get("diff_options", {})
+        plan_kwargs["diff"] = True
+        for name in ("context", "max_bytes"):
+            if name in diff_options:
+                plan_kwargs["diff_" + name] = diff_options[name]
+    try:
+        plan = ac.plan_rollback(absolute, snapshot, **plan_kwargs)
+    except ac.CheckpointError as e:
+        plan_error = e
+    else:
+        plan_error = None
     if "expect_plan" in case:
-        plan_kwargs = {k: kwargs[k] for k in ("allow_git_dir", "on_conflict", "key")}
         want = case["expect_plan"]
         if isinstance(want, str):
-            with pytest.raises(ac.CheckpointError) as raised:
-                ac.plan_rollback(absolute, snapshot, **plan_kwargs)
-            assert raised.value.code == want
+            assert plan_error is not None and plan_error.code == want
         else:
-            got = [
-                {"path": i.path, "action": i.action, "conflict": i.conflict}
-                for i in ac.plan_rollback(absolute, snapshot, **plan_kwargs)
-            ]
-            assert got == want
+            assert plan_error is None, plan_error
+            assert plan_items(plan) == want
+    if "expect_diff" in case and plan_error is None:
+        assert plan_diffs(plan) == case["expect_diff"]
     mutated = read_tree(root)
     result = ac.rollback(absolute, snapshot, **kwargs)
+    if plan_error is None and result.valid:
+        # The plan is a contract: the rollback carried out exactly that plan.
+        assert plan_items(result.plan) == plan_items(plan)
     for _ in range(1, case.get("rollback_times", 1)):
         result = ac.rollback(absolute, snapshot, **kwargs)
     if case.get("check_redo"):

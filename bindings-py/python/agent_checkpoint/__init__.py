@@ -7,32 +7,63 @@ paths and nothing else, atomically per file, and reports what it restored and
 what it could not. No git and no subprocess are involved.
 
 Around that sits the naming layer agents use to file checkpoints in git:
-checkpoint IDs, ref names, shadow branches, prompt files and the push queue.
+checkpoint IDs, ref names, shadow branches, prompt files and the push queue;
+and secret redaction for what is stored beside a checkpoint (prompts,
+transcripts, metadata): :func:`redact_text`, :func:`redact_json`,
+:func:`redact_blob` and :class:`Redactor`.
 
 Everything is implemented in Rust (``agent_checkpoint._native``); this package
 only re-exports it.
 """
 
+from __future__ import annotations
+
+from typing import NamedTuple
+
 from agent_checkpoint._native import (
+    AuthFailedError,
+    BlobRedaction,
     CHECKPOINT_REF_PREFIX,
-    ERROR_CODES,
-    METADATA_BRANCH,
-    PROMPT_SEPARATOR,
-    SHADOW_BRANCH_PREFIX,
     CapturedPath,
     CheckpointError,
+    CheckpointStore,
+    CheckpointNotADirectoryError,
+    ConflictError,
+    CorruptObjectError,
+    DiffLine,
+    ERROR_CODES,
+    FetchResult,
+    FetchedRef,
+    Finding,
+    Hunk,
+    InvalidArgumentError,
     InvalidCheckpointIdError,
     InvalidPathError,
+    InvalidPatternError,
     InvalidRefNameError,
     IoError,
+    METADATA_BRANCH,
     MalformedSnapshotError,
+    NoTranscriptError,
     NotAFileError,
+    NotARepositoryError,
     NotFoundError,
+    PROMPT_SEPARATOR,
     PathEscapesRootError,
     PermissionDeniedError,
     PlanItem,
     PushQueue,
+    PushResult,
+    Redaction,
+    Redactor,
+    RefBusyError,
+    RefFailure,
+    RejectedError,
+    RemoteCheckpoint,
+    RemoteUnreachableError,
     RollbackResult,
+    RootMismatchError,
+    SHADOW_BRANCH_PREFIX,
     TooLargeError,
     UnauthenticatedError,
     UnsupportedVersionError,
@@ -49,9 +80,11 @@ from agent_checkpoint._native import (
     new_checkpoint_id,
     new_ulid,
     parse_ref,
-    parse_shadow_branch_name,
     plan_rollback,
     record_applied,
+    redact_blob,
+    redact_json,
+    redact_text,
     ref_name,
     rollback,
     shadow_branch_name,
@@ -61,27 +94,76 @@ from agent_checkpoint._native import (
     ulid_timestamp_ms,
     validate_checkpoint_id,
 )
+from agent_checkpoint._native import parse_shadow_branch_name as _parse_shadow_branch_name
+
+#: The rollback report: ``RollbackResult`` is its seed-compatible name.
+RollbackReport = RollbackResult
+
+
+class ShadowBranch(NamedTuple):
+    """A shadow branch name, split: what :func:`parse_shadow_branch_name` returns."""
+
+    commit_prefix: str
+    worktree_hash: str
+
+
+def parse_shadow_branch_name(name: str) -> ShadowBranch | None:
+    """The commit prefix and worktree hash of a shadow branch name, or ``None``.
+
+    Follows the Go tool: the part after ``entire/`` is split at its last ``-``;
+    without a usable ``-`` it is the legacy form (the whole rest is the commit
+    prefix, the worktree hash is empty).
+    """
+    parsed = _parse_shadow_branch_name(name)
+    return None if parsed is None else ShadowBranch(*parsed)
+
 
 __all__ = [
+    "AuthFailedError",
+    "BlobRedaction",
     "CHECKPOINT_REF_PREFIX",
-    "ERROR_CODES",
-    "METADATA_BRANCH",
-    "PROMPT_SEPARATOR",
-    "SHADOW_BRANCH_PREFIX",
     "CapturedPath",
+    "CheckpointStore",
     "CheckpointError",
+    "CheckpointNotADirectoryError",
+    "ConflictError",
+    "CorruptObjectError",
+    "DiffLine",
+    "ERROR_CODES",
+    "FetchResult",
+    "FetchedRef",
+    "Finding",
+    "Hunk",
+    "InvalidArgumentError",
     "InvalidCheckpointIdError",
     "InvalidPathError",
+    "InvalidPatternError",
     "InvalidRefNameError",
     "IoError",
+    "METADATA_BRANCH",
     "MalformedSnapshotError",
+    "NoTranscriptError",
     "NotAFileError",
+    "NotARepositoryError",
     "NotFoundError",
+    "PROMPT_SEPARATOR",
     "PathEscapesRootError",
     "PermissionDeniedError",
     "PlanItem",
     "PushQueue",
+    "PushResult",
+    "Redaction",
+    "Redactor",
+    "RefBusyError",
+    "RefFailure",
+    "RejectedError",
+    "RemoteCheckpoint",
+    "RemoteUnreachableError",
+    "RollbackReport",
     "RollbackResult",
+    "RootMismatchError",
+    "SHADOW_BRANCH_PREFIX",
+    "ShadowBranch",
     "TooLargeError",
     "UnauthenticatedError",
     "UnsupportedVersionError",
@@ -101,6 +183,9 @@ __all__ = [
     "parse_shadow_branch_name",
     "plan_rollback",
     "record_applied",
+    "redact_blob",
+    "redact_json",
+    "redact_text",
     "ref_name",
     "rollback",
     "shadow_branch_name",

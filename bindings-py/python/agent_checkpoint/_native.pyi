@@ -1,8 +1,9 @@
 """Type stubs of the native module ``agent_checkpoint._native`` (checked by mypy.stubtest)."""
 
+import builtins
 import os
 from pathlib import Path
-from typing import ClassVar, Final, Iterable, Literal, Protocol, Union, final
+from typing import Any, Callable, ClassVar, Final, Iterable, Literal, Mapping, Optional, Protocol, Union, final
 
 from typing_extensions import TypeAlias
 
@@ -17,30 +18,58 @@ class _HasFile(Protocol):
 _Operation: TypeAlias = Union[_StrPath, _HasFile]
 _IdKind: TypeAlias = Literal["legacy", "ulid", "unknown"]
 _CapturedKind: TypeAlias = Literal["file", "new", "link"]
-_PlanAction: TypeAlias = Literal["keep", "write", "remove", "rmdir", "conflict"]
+_PlanAction: TypeAlias = Literal["keep", "write", "remove", "rmdir", "conflict", "refuse"]
 _OnConflict: TypeAlias = Literal["overwrite", "skip"]
 _Key: TypeAlias = Union[bytes, bytearray, str]
+_Rules: TypeAlias = Union[Mapping[str, str], Iterable[tuple[str, str]]]
+_DiffLineKind: TypeAlias = Literal["context", "removed", "added"]
+_ProgressStage: TypeAlias = Literal["capture", "check", "restore"]
+_Progress: TypeAlias = Callable[[_ProgressStage, int, int], object]
 
 __all__ = [
+    "AuthFailedError",
+    "BlobRedaction",
     "CHECKPOINT_REF_PREFIX",
-    "ERROR_CODES",
-    "METADATA_BRANCH",
-    "PROMPT_SEPARATOR",
-    "SHADOW_BRANCH_PREFIX",
     "CapturedPath",
     "CheckpointError",
+    "CheckpointNotADirectoryError",
+    "CheckpointStore",
+    "ConflictError",
+    "CorruptObjectError",
+    "DiffLine",
+    "ERROR_CODES",
+    "FetchResult",
+    "FetchedRef",
+    "Finding",
+    "Hunk",
+    "InvalidArgumentError",
     "InvalidCheckpointIdError",
     "InvalidPathError",
+    "InvalidPatternError",
     "InvalidRefNameError",
     "IoError",
+    "METADATA_BRANCH",
     "MalformedSnapshotError",
+    "NoTranscriptError",
     "NotAFileError",
+    "NotARepositoryError",
     "NotFoundError",
+    "PROMPT_SEPARATOR",
     "PathEscapesRootError",
     "PermissionDeniedError",
     "PlanItem",
     "PushQueue",
+    "PushResult",
+    "Redaction",
+    "Redactor",
+    "RefBusyError",
+    "RefFailure",
+    "RejectedError",
+    "RemoteCheckpoint",
+    "RemoteUnreachableError",
     "RollbackResult",
+    "RootMismatchError",
+    "SHADOW_BRANCH_PREFIX",
     "TooLargeError",
     "UnauthenticatedError",
     "UnsupportedVersionError",
@@ -60,6 +89,9 @@ __all__ = [
     "parse_shadow_branch_name",
     "plan_rollback",
     "record_applied",
+    "redact_blob",
+    "redact_json",
+    "redact_text",
     "ref_name",
     "rollback",
     "shadow_branch_name",
@@ -81,17 +113,31 @@ METADATA_BRANCH: Final = "entire/checkpoints/v1"
 
 class CheckpointError(Exception):
     code: ClassVar[str]
+    #: The path the error is about, as given (``None`` when it is about none).
+    path: str | None
 
 class InvalidCheckpointIdError(CheckpointError, ValueError): ...
 class InvalidRefNameError(CheckpointError, ValueError): ...
 class InvalidPathError(CheckpointError, ValueError): ...
 class PathEscapesRootError(CheckpointError, ValueError): ...
 class NotAFileError(CheckpointError, ValueError): ...
+class CheckpointNotADirectoryError(CheckpointError, ValueError): ...
 class MalformedSnapshotError(CheckpointError, ValueError): ...
 class UnsupportedVersionError(CheckpointError, ValueError): ...
 class TooLargeError(CheckpointError, ValueError): ...
+class InvalidArgumentError(CheckpointError, ValueError): ...
+class InvalidPatternError(CheckpointError, ValueError): ...
 class UnauthenticatedError(CheckpointError): ...
+class RootMismatchError(CheckpointError): ...
 class NotFoundError(CheckpointError, FileNotFoundError): ...
+class NoTranscriptError(CheckpointError, FileNotFoundError): ...
+class NotARepositoryError(CheckpointError, ValueError): ...
+class CorruptObjectError(CheckpointError, OSError): ...
+class RefBusyError(CheckpointError): ...
+class ConflictError(CheckpointError): ...
+class RemoteUnreachableError(CheckpointError, OSError): ...
+class AuthFailedError(CheckpointError): ...
+class RejectedError(CheckpointError): ...
 class PermissionDeniedError(CheckpointError, PermissionError): ...
 class IoError(CheckpointError, OSError): ...
 
@@ -106,6 +152,8 @@ def create_checkpoint(
     allow_git_dir: bool = False,
     max_file_bytes: int | None = None,
     key: _Key | None = None,
+    record_root: bool = True,
+    progress: _Progress | None = None,
 ) -> str: ...
 def rollback(
     root: _StrPath,
@@ -116,6 +164,10 @@ def rollback(
     on_conflict: _OnConflict = "overwrite",
     key: _Key | None = None,
     redo: bool = True,
+    restore_setid: bool = False,
+    strict_root: bool = False,
+    max_file_bytes: int | None = None,
+    progress: _Progress | None = None,
 ) -> RollbackResult: ...
 def plan_rollback(
     root: _StrPath,
@@ -124,6 +176,12 @@ def plan_rollback(
     allow_git_dir: bool = False,
     on_conflict: _OnConflict = "overwrite",
     key: _Key | None = None,
+    restore_setid: bool = False,
+    strict_root: bool = False,
+    diff: bool = False,
+    diff_context: int = 3,
+    diff_max_bytes: int = 1048576,
+    progress: _Progress | None = None,
 ) -> list[PlanItem]: ...
 def record_applied(
     root: _StrPath,
@@ -143,9 +201,17 @@ class RollbackResult:
     @property
     def failures(self) -> dict[str, str]: ...
     @property
+    def failure_codes(self) -> dict[str, str]: ...
+    @property
     def conflicts(self) -> list[str]: ...
     @property
+    def plan(self) -> list[PlanItem]: ...
+    @property
     def redo(self) -> str | None: ...
+    @property
+    def not_in_redo(self) -> dict[str, str]: ...
+    @property
+    def other_root(self) -> str | None: ...
     @property
     def error_code(self) -> str | None: ...
     @property
@@ -180,6 +246,44 @@ class PlanItem:
     def action(self) -> _PlanAction: ...
     @property
     def conflict(self) -> bool: ...
+    @property
+    def code(self) -> str | None: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def diff(self) -> str | None: ...
+    @property
+    def diff_summary(self) -> str | None: ...
+    @property
+    def hunks(self) -> list[Hunk]: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class Hunk:
+    @property
+    def old_start(self) -> int: ...
+    @property
+    def old_lines(self) -> int: ...
+    @property
+    def new_start(self) -> int: ...
+    @property
+    def new_lines(self) -> int: ...
+    @property
+    def lines(self) -> list[DiffLine]: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class DiffLine:
+    @property
+    def kind(self) -> _DiffLineKind: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def old_line(self) -> int | None: ...
+    @property
+    def new_line(self) -> int | None: ...
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
@@ -216,3 +320,236 @@ class PushQueue:
     def drain(self) -> list[str]: ...
     def peek(self) -> list[str]: ...
     def remove(self, refs: Iterable[str]) -> None: ...
+
+_Backend: TypeAlias = Literal["git-refs", "git-branch"]
+
+@final
+class CheckpointStore:
+    """Checkpoints kept in git (any directory of the repository's worktree)."""
+
+    def __new__(cls, path: _StrPath, backend: _Backend = "git-refs") -> CheckpointStore: ...
+    @property
+    def backend(self) -> _Backend: ...
+    @property
+    def common_dir(self) -> Path: ...
+    def write_session(
+        self,
+        checkpoint_id: str,
+        session_id: str,
+        *,
+        transcript: Union[bytes, str, None] = None,
+        **fields: Any,
+    ) -> dict[str, Any]: ...
+    def read(self, checkpoint_id: str) -> dict[str, Any]: ...
+    def read_raw(self, checkpoint_id: str) -> str: ...
+    def read_session(self, checkpoint_id: str, index: int = 0) -> dict[str, Any]: ...
+    def list(self) -> builtins.list[dict[str, Any]]: ...
+    def snapshot(self, checkpoint_id: str) -> Optional[str]: ...
+    def rollback(
+        self,
+        checkpoint_id: str,
+        root: Optional[_StrPath] = None,
+        *,
+        durable: bool = True,
+        allow_git_dir: bool = False,
+        on_conflict: _OnConflict = "overwrite",
+        key: Optional[_Key] = None,
+        redo: bool = True,
+        restore_setid: bool = False,
+        strict_root: bool = False,
+        max_file_bytes: Optional[int] = None,
+        progress: Optional[_Progress] = None,
+    ) -> RollbackResult: ...
+    def plan_rollback(
+        self,
+        checkpoint_id: str,
+        root: Optional[_StrPath] = None,
+        *,
+        allow_git_dir: bool = False,
+        on_conflict: _OnConflict = "overwrite",
+        key: Optional[_Key] = None,
+        restore_setid: bool = False,
+        strict_root: bool = False,
+        diff: bool = False,
+        diff_context: int = 3,
+        diff_max_bytes: int = 1048576,
+        progress: Optional[_Progress] = None,
+    ) -> builtins.list[PlanItem]: ...
+    def backfill_transcript(
+        self,
+        checkpoint_id: str,
+        session_id: str,
+        transcript: Union[bytes, str],
+        prompts: Optional[Iterable[str]] = None,
+    ) -> str: ...
+    def backfill_summary(self, checkpoint_id: str, session_id: str, summary: dict[str, Any]) -> str: ...
+    def backfill_attribution(self, checkpoint_id: str, attribution: dict[str, Any]) -> str: ...
+    # Shadow branches: one commit per agent step (STORE.md §4).
+    def shadow_step(
+        self,
+        session_id: str,
+        *,
+        files: Optional[Iterable[str]] = None,
+        deleted: Optional[Iterable[str]] = None,
+        message: Optional[str] = None,
+        metadata_dir: Optional[_StrPath] = None,
+        first: Optional[bool] = None,
+        task: Optional[str] = None,
+        agent_id: Optional[str] = None,
+        checkpoint_uuid: Optional[str] = None,
+    ) -> dict[str, Any]: ...
+    def shadow_branch(self) -> str: ...
+    def shadow_branches(self) -> builtins.list[dict[str, Any]]: ...
+    def shadow_log(
+        self,
+        *,
+        session_id: Optional[str] = None,
+        limit: int = 0,
+        branch: Optional[str] = None,
+    ) -> builtins.list[dict[str, Any]]: ...
+    def shadow_transcript(self, commit: str) -> bytes: ...
+    def shadow_rewind(
+        self,
+        commit: str,
+        root: Optional[_StrPath] = None,
+        *,
+        durable: bool = True,
+        redo: bool = True,
+    ) -> RollbackResult: ...
+    def shadow_rewind_plan(
+        self,
+        commit: str,
+        root: Optional[_StrPath] = None,
+        *,
+        diff: bool = False,
+        diff_context: int = 3,
+        diff_max_bytes: int = 1048576,
+    ) -> builtins.list[PlanItem]: ...
+    def shadow_condense(
+        self, session_id: str, checkpoint_id: str, **fields: Any
+    ) -> dict[str, Any]: ...
+    def shadow_clean(self) -> builtins.list[dict[str, Any]]: ...
+
+    def push(self, remote: str = "origin") -> PushResult: ...
+    def fetch(self, checkpoint_id: str, remote: str = "origin") -> FetchedRef: ...
+    def fetch_all(self, remote: str = "origin") -> FetchResult: ...
+    def list_remote(self, remote: str = "origin") -> builtins.list[RemoteCheckpoint]: ...
+
+_RefFailureCode: TypeAlias = Literal["rejected", "conflict"]
+_FetchOutcome: TypeAlias = Literal["created", "fast_forwarded", "up_to_date", "local_ahead", "replayed"]
+
+@final
+class RefFailure:
+    """A ref a push or fetch did not get through, with its code and the remote's reason."""
+
+    @property
+    def ref_name(self) -> str: ...
+    @property
+    def code(self) -> _RefFailureCode: ...
+    @property
+    def reason(self) -> str: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class PushResult:
+    """What ``CheckpointStore.push`` did."""
+
+    @property
+    def remote(self) -> str: ...
+    @property
+    def pushed(self) -> builtins.list[str]: ...
+    @property
+    def queued(self) -> builtins.list[RefFailure]: ...
+    @property
+    def dropped(self) -> builtins.list[str]: ...
+    @property
+    def ok(self) -> bool: ...
+
+@final
+class FetchedRef:
+    """One ref a fetch brought in."""
+
+    @property
+    def ref_name(self) -> str: ...
+    @property
+    def outcome(self) -> _FetchOutcome: ...
+    @property
+    def commit(self) -> str: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class FetchResult:
+    """What ``CheckpointStore.fetch_all`` did."""
+
+    @property
+    def remote(self) -> str: ...
+    @property
+    def fetched(self) -> builtins.list[FetchedRef]: ...
+    @property
+    def failed(self) -> builtins.list[RefFailure]: ...
+    @property
+    def ok(self) -> bool: ...
+
+@final
+class RemoteCheckpoint:
+    """One checkpoint a remote holds, and how the local copy compares."""
+
+    @property
+    def checkpoint_id(self) -> str: ...
+    @property
+    def backend(self) -> _Backend: ...
+    @property
+    def ref_name(self) -> str: ...
+    @property
+    def commit(self) -> str: ...
+    @property
+    def local(self) -> Literal["absent", "same", "different"]: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+# Secret redaction.
+
+def redact_text(text: str, *, personal_data: bool = False, rules: _Rules | None = None) -> str: ...
+def redact_json(text: str, *, personal_data: bool = False, rules: _Rules | None = None) -> str: ...
+def redact_blob(
+    path: _StrPath, data: bytes, *, personal_data: bool = False, rules: _Rules | None = None
+) -> bytes: ...
+@final
+class Finding:
+    @property
+    def rule(self) -> str: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class Redaction:
+    @property
+    def output(self) -> str: ...
+    @property
+    def findings(self) -> list[Finding]: ...
+
+@final
+class BlobRedaction:
+    @property
+    def output(self) -> bytes: ...
+    @property
+    def findings(self) -> list[Finding]: ...
+
+@final
+class Redactor:
+    def __new__(cls, *, personal_data: bool = False, rules: _Rules | None = None) -> Redactor: ...
+    @property
+    def personal_data(self) -> bool: ...
+    @property
+    def rule_names(self) -> list[str]: ...
+    def redact_text(self, text: str) -> str: ...
+    def redact_json(self, text: str) -> str: ...
+    def redact_blob(self, path: _StrPath, data: bytes) -> bytes: ...
+    def redact_text_with_findings(self, text: str) -> Redaction: ...
+    def redact_json_with_findings(self, text: str) -> Redaction: ...
+    def redact_blob_with_findings(self, path: _StrPath, data: bytes) -> BlobRedaction: ...
