@@ -26,6 +26,158 @@ export interface CheckpointError extends Error {
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * A git repository opened for checkpoints (any directory of its working
+ * tree), with `backend` `'git-refs'` (default) or `'git-branch'`. Prompts,
+ * transcripts and summaries are redacted with the default redactor before
+ * they are stored (undo snapshots never are).
+ */
+export declare class CheckpointStore {
+  /** Opens the repository containing `path`; throws `not_a_repository`. */
+  constructor(path: string, backend?: 'git-refs' | 'git-branch')
+  /** `'git-refs'` or `'git-branch'`. */
+  get backend(): 'git-refs' | 'git-branch'
+  /** The git common dir (push queue, lock files). */
+  get commonDir(): string
+  /**
+   * Writes one session into a checkpoint. `fields` keys are camelCase
+   * (`filesTouched`, `tokenUsage`, ...); nested documents use the stored
+   * snake_case names.
+   */
+  writeSession(checkpointId: string, sessionId: string, fields?: SessionFields): WriteResult
+  /** `writeSession` off the JS thread. */
+  writeSessionAsync(checkpointId: string, sessionId: string, fields?: SessionFields): Promise<WriteResult>
+  /** The root summary of a checkpoint (snake_case, as stored). */
+  read(checkpointId: string): Record<string, any>
+  /** `read` off the JS thread. */
+  readAsync(checkpointId: string): Promise<Record<string, any>>
+  /** The root `metadata.json` as stored. */
+  readRaw(checkpointId: string): string
+  /** `readRaw` off the JS thread. */
+  readRawAsync(checkpointId: string): Promise<string>
+  /** Session `index` (default 0) of a checkpoint. */
+  readSession(checkpointId: string, index?: number | undefined | null): SessionContent
+  /** `readSession` off the JS thread. */
+  readSessionAsync(checkpointId: string, index?: number | undefined | null): Promise<SessionContent>
+  /** Every local checkpoint, newest first. */
+  list(): Array<CheckpointInfo>
+  /** `list` off the JS thread. */
+  listAsync(): Promise<CheckpointInfo[]>
+  /** The undo snapshot stored with a checkpoint, or `null`. */
+  snapshot(checkpointId: string): string | null
+  /** `snapshot` off the JS thread. */
+  snapshotAsync(checkpointId: string): Promise<string | null>
+  /**
+   * Rolls `root` (default: the repository's working tree) back to the
+   * checkpoint's undo snapshot, with the options of `rollback`; as there,
+   * a snapshot it refuses comes back as a report with `valid: false`.
+   * Throws `not_found` when the checkpoint has no undo snapshot.
+   */
+  rollback(checkpointId: string, root?: string | undefined | null, options?: RollbackOptions | undefined | null): RollbackReport
+  /** `rollback` off the JS thread, with `onProgress` as in `rollbackAsync`. */
+  rollbackAsync(checkpointId: string, root?: string | undefined | null, options?: RollbackAsyncOptions | undefined | null): Promise<RollbackReport>
+  /** What `rollback` would do, touching nothing. */
+  planRollback(checkpointId: string, root?: string | undefined | null, options?: PlanOptions | undefined | null): Array<PlanItem>
+  /**
+   * `planRollback` off the JS thread, with `onProgress` as in
+   * `planRollbackAsync`.
+   */
+  planRollbackAsync(checkpointId: string, root?: string | undefined | null, options?: PlanAsyncOptions | undefined | null): Promise<PlanItem[]>
+  /** Replaces a session's transcript (and prompts, when given); returns the commit. */
+  backfillTranscript(checkpointId: string, sessionId: string, transcript: string | Uint8Array, prompts?: Array<string> | undefined | null): string
+  /** `backfillTranscript` off the JS thread. */
+  backfillTranscriptAsync(checkpointId: string, sessionId: string, transcript: string | Uint8Array, prompts?: Array<string> | undefined | null): Promise<string>
+  /** Sets a session's summary (a Summary document); returns the commit. */
+  backfillSummary(checkpointId: string, sessionId: string, summary: Record<string, any>): string
+  /** `backfillSummary` off the JS thread. */
+  backfillSummaryAsync(checkpointId: string, sessionId: string, summary: Record<string, any>): Promise<string>
+  /**
+   * Sets the checkpoint's combined attribution (an Attribution document);
+   * returns the commit.
+   */
+  backfillAttribution(checkpointId: string, attribution: Record<string, any>): string
+  /** `backfillAttribution` off the JS thread. */
+  backfillAttributionAsync(checkpointId: string, attribution: Record<string, any>): Promise<string>
+  /**
+   * Pushes every queued checkpoint ref (and the v1 branch) to `remote`
+   * (default `'origin'`), at most 200 refs per `git push`. Refs the
+   * remote confirmed leave the queue; refused or conflicting ones stay
+   * queued and are listed in `queued`. Throws `remote_unreachable` /
+   * `auth_failed` (the unconfirmed refs stay queued).
+   */
+  push(remote?: string | undefined | null): PushResult
+  /** `push` off the JS thread. */
+  pushAsync(remote?: string | undefined | null): Promise<PushResult>
+  /**
+   * Fetches one checkpoint from `remote` (default `'origin'`) and brings
+   * it in. Throws `not_found` when the remote does not have it,
+   * `conflict` when one session was written differently on both sides.
+   */
+  fetch(checkpointId: string, remote?: string | undefined | null): FetchedRef
+  /** `fetch` off the JS thread. */
+  fetchAsync(checkpointId: string, remote?: string | undefined | null): Promise<FetchedRef>
+  /** Fetches every checkpoint `remote` holds that differs from the local copy. */
+  fetchAll(remote?: string | undefined | null): FetchResult
+  /** `fetchAll` off the JS thread. */
+  fetchAllAsync(remote?: string | undefined | null): Promise<FetchResult>
+  /** The checkpoints `remote` holds, sorted by ID. */
+  listRemote(remote?: string | undefined | null): Array<RemoteCheckpoint>
+  /** `listRemote` off the JS thread. */
+  listRemoteAsync(remote?: string | undefined | null): Promise<RemoteCheckpoint[]>
+  /**
+   * Records one agent step on the shadow branch of HEAD and this
+   * worktree: the session's first step takes every change `git status`
+   * shows; later steps take the named files (minus ignored ones).
+   */
+  shadowStep(sessionId: string, options?: ShadowStepOptions | undefined | null): StepResult
+  /** `shadowStep` off the JS thread. */
+  shadowStepAsync(sessionId: string, options?: ShadowStepOptions | undefined | null): Promise<StepResult>
+  /** The shadow branch of HEAD in this worktree (it may not exist yet). */
+  shadowBranch(): string
+  /** Every shadow branch, newest tip first. */
+  shadowBranches(): Array<ShadowBranchInfo>
+  /** `shadowBranches` off the JS thread. */
+  shadowBranchesAsync(): Promise<ShadowBranchInfo[]>
+  /**
+   * One branch's steps (default: the current one), newest first, by
+   * session, with a limit.
+   */
+  shadowLog(options?: ShadowLogOptions | undefined | null): Array<ShadowStepInfo>
+  /** `shadowLog` off the JS thread. */
+  shadowLogAsync(options?: ShadowLogOptions | undefined | null): Promise<ShadowStepInfo[]>
+  /** The transcript stored with a step (full or abbreviated commit). */
+  shadowTranscript(commit: string): Uint8Array
+  /** `shadowTranscript` off the JS thread. */
+  shadowTranscriptAsync(commit: string): Promise<Uint8Array>
+  /**
+   * Rewinds `root` (default: the working tree) to a step: the paths its
+   * session touched that differ from the step come back through the
+   * core's rollback; `report.redo` undoes it (`rollback(root, redo)`).
+   */
+  shadowRewind(commit: string, root?: string | undefined | null, options?: ShadowRewindOptions | undefined | null): RollbackReport
+  /** `shadowRewind` off the JS thread. */
+  shadowRewindAsync(commit: string, root?: string | undefined | null, options?: ShadowRewindOptions | undefined | null): Promise<RollbackReport>
+  /**
+   * What `shadowRewind` would do to each path, touching nothing; with
+   * `{ diff: true }`, what each change is (as `planRollback`).
+   */
+  shadowRewindPlan(commit: string, root?: string | undefined | null, options?: ShadowRewindPlanOptions | undefined | null): Array<PlanItem>
+  /** `shadowRewindPlan` off the JS thread. */
+  shadowRewindPlanAsync(commit: string, root?: string | undefined | null, options?: ShadowRewindPlanOptions | undefined | null): Promise<PlanItem[]>
+  /**
+   * Turns a session's steps into one persistent checkpoint (`fields` as
+   * `writeSession`'s), deleting the shadow branch when no session on it
+   * still needs it.
+   */
+  shadowCondense(sessionId: string, checkpointId: string, fields?: SessionFields): CondenseResult
+  /** `shadowCondense` off the JS thread. */
+  shadowCondenseAsync(sessionId: string, checkpointId: string, fields?: SessionFields): Promise<CondenseResult>
+  /** Deletes the shadow branches no session needs. */
+  shadowClean(): Array<CleanedBranch>
+  /** `shadowClean` off the JS thread. */
+  shadowCleanAsync(): Promise<CleanedBranch[]>
+}
+
+/**
  * The push queue of one repository, kept in `directory` (the git common
  * dir). Every method locks the queue for its whole duration.
  */
@@ -52,6 +204,94 @@ export declare class PushQueue {
   peek(): Array<string>
   /** Removes every entry of `refs`, keeping refs enqueued since a drain. */
   remove(refs: Array<string>): void
+  /**
+   * `enqueue` off the JavaScript thread (the lock may wait for another
+   * process): resolves when the ref is written, rejects with the same
+   * `Error`.
+   */
+  enqueueAsync(refName: string): Promise<void>
+  /** `enqueueAll` off the JavaScript thread. */
+  enqueueAllAsync(refs: Array<string>): Promise<void>
+  /** `drain` off the JavaScript thread. */
+  drainAsync(): Promise<string[]>
+  /** `peek` off the JavaScript thread. */
+  peekAsync(): Promise<string[]>
+  /** `remove` off the JavaScript thread. */
+  removeAsync(refs: Array<string>): Promise<void>
+}
+
+/**
+ * Redacts secrets from text, JSON/JSONL and blobs. Build one and reuse it:
+ * its rules are compiled once, in the constructor (which throws
+ * `invalid_pattern` for a rule that does not compile). Every method has an
+ * `*Async` twin that runs on the libuv thread pool.
+ */
+export declare class Redactor {
+  /** A redactor with `options` (none: the default redactor). */
+  constructor(options?: RedactOptions | undefined | null)
+  /** Whether personal data is redacted. */
+  get personalData(): boolean
+  /** The names of the caller's rules, in order. */
+  get ruleNames(): Array<string>
+  /** Redacts `text` as plain text. */
+  redactText(text: string): string
+  /** Redacts a JSON document, or JSONL line by line (formatting kept). */
+  redactJson(text: string): string
+  /**
+   * Redacts a file's bytes by its path (`.json`/`.jsonl` JSON-aware,
+   * other text as text, binary untouched); a new `Buffer`.
+   */
+  redactBlob(path: string, data: Uint8Array): Uint8Array
+  /** `redactText`, also returning what was replaced. */
+  redactTextWithFindings(text: string): Redaction
+  /** `redactJson`, also returning what was replaced. */
+  redactJsonWithFindings(text: string): Redaction
+  /** `redactBlob`, also returning what was replaced. */
+  redactBlobWithFindings(path: string, data: Uint8Array): BlobRedaction
+  /** `redactText` off the JS thread. */
+  redactTextAsync(text: string): Promise<string>
+  /** `redactJson` off the JS thread. */
+  redactJsonAsync(text: string): Promise<string>
+  /** `redactBlob` off the JS thread (`data` is copied first). */
+  redactBlobAsync(path: string, data: Uint8Array): Promise<Uint8Array>
+  /** `redactTextWithFindings` off the JS thread. */
+  redactTextWithFindingsAsync(text: string): Promise<Redaction>
+  /** `redactJsonWithFindings` off the JS thread. */
+  redactJsonWithFindingsAsync(text: string): Promise<Redaction>
+  /** `redactBlobWithFindings` off the JS thread (`data` is copied first). */
+  redactBlobWithFindingsAsync(path: string, data: Uint8Array): Promise<BlobRedaction>
+}
+
+/** Redacted bytes and what was replaced in them. */
+export interface BlobRedaction {
+  /**
+   * The redacted bytes (a copy of the input when nothing was replaced):
+   * a `Buffer`, typed as the `Uint8Array` it extends.
+   */
+  output: Uint8Array
+  /** The replaced spans, sorted by `start`. */
+  findings: Array<Finding>
+}
+
+/**
+ * Options of `createCheckpointAsync`: those of `createCheckpoint`, plus
+ * `onProgress`.
+ */
+export interface CaptureAsyncOptions {
+  /** As in `createCheckpoint`. */
+  allowGitDir?: boolean
+  /** As in `createCheckpoint`. */
+  maxFileBytes?: number
+  /** As in `createCheckpoint`. */
+  key?: string | Uint8Array
+  /** As in `createCheckpoint`. */
+  recordRoot?: boolean
+  /**
+   * Called with `('capture', done, total)` as files are read: the first
+   * and last report, at most one per 100 ms between. What it throws goes
+   * to `process.emitWarning`; the work goes on.
+   */
+  onProgress?: (stage: ProgressStage, done: number, total: number) => void
 }
 
 /** What a snapshot holds for one path. */
@@ -77,15 +317,18 @@ export interface CapturedPath {
 export interface CaptureOptions {
   /** Accept paths with a `.git` component (refused by default). */
   allowGitDir?: boolean
-  /** Refuse (`too_large`) any file larger than this many bytes. */
+  /** Refuse (`too_large`) any file larger than this many bytes (default 1 GiB). */
   maxFileBytes?: number
   /**
    * Seal the snapshot with this key (HMAC-SHA256): a rollback given the
-   * key then refuses it if it was altered (`unauthenticated`). A key is
-   * bytes (`Buffer`, `Uint8Array`) or a string, which stands for its UTF-8
-   * bytes (`'k1'` and `Buffer.from('k1')` are the same key).
+   * key then refuses it if it was altered (`unauthenticated`).
    */
   key?: string | Uint8Array
+  /**
+   * Record the root's path in the snapshot (default `true`), so a
+   * rollback under another directory can tell.
+   */
+  recordRoot?: boolean
 }
 
 /** The prefix of every per-checkpoint ref (`refs/entire/checkpoints/`). */
@@ -94,8 +337,62 @@ export declare const CHECKPOINT_REF_PREFIX: string
 /** `legacy`, `ulid` or `unknown`. */
 export declare function checkpointIdKind(id: string): IdKind
 
+/** One checkpoint as `list` shows it. */
+export interface CheckpointInfo {
+  /** The checkpoint ID. */
+  checkpointId: string
+  /** `'git-refs'` or `'git-branch'`. */
+  backend: 'git-refs' | 'git-branch'
+  /** The session IDs, by slot. */
+  sessionIds: Array<string>
+  /** The last session's creation time (RFC 3339). */
+  createdAt: string
+  /** The last session's agent. */
+  agent: string
+  /** Whether the last session is a subagent task. */
+  isTask: boolean
+  /** The last session's tool-use ID. */
+  toolUseId: string
+  /** The summary's step count. */
+  checkpointsCount: number
+  /** The summary's files touched. */
+  filesTouched: Array<string>
+  /** Whether the checkpoint was imported. */
+  imported: boolean
+}
+
 /** The tree path on the metadata branch: first two characters, `/`, the rest. */
 export declare function checkpointPath(id: string): string
+
+/** A branch `shadowClean` deleted. */
+export interface CleanedBranch {
+  /** The branch name. */
+  branch: string
+  /** Its tip when deleted. */
+  tip: string
+  /** `'base_commit_gone'` or `'sessions_condensed'`. */
+  reason: string
+}
+
+/** What `shadowCondense` did. */
+export interface CondenseResult {
+  /** The checkpoint written. */
+  checkpointId: string
+  /** Its new commit. */
+  commit: string
+  /** The ref that points at it. */
+  refName: string
+  /** The session's slot in the checkpoint. */
+  sessionIndex: number
+  /** The shadow branch the steps were on. */
+  branch: string
+  /** How many steps the session had there. */
+  steps: number
+  /** The files the steps touched. */
+  filesTouched: Array<string>
+  /** Whether the branch was deleted. */
+  branchDeleted: boolean
+}
 
 /**
  * Snapshots every path `operations` will touch under `root` (a directory)
@@ -109,17 +406,72 @@ export declare function createCheckpoint(root: string, operations: Array<string 
 /**
  * `createCheckpoint` off the JS thread: resolves to the same snapshot text,
  * rejects with the same `Error` (argument errors still throw at once).
+ * `onProgress` is called as files are read; the promise settles after its
+ * last call.
  */
-export declare function createCheckpointAsync(root: string, operations: Array<string | FileOperation>, options?: CaptureOptions | undefined | null): Promise<string>
+export declare function createCheckpointAsync(root: string, operations: Array<string | FileOperation>, options?: CaptureAsyncOptions | undefined | null): Promise<string>
+
+/** One line of a hunk. */
+export interface DiffLine {
+  /** Context, removed or added. */
+  kind: DiffLineKind
+  /** The line's text, without its line ending. */
+  text: string
+  /** Its number in the current file (1-based), when it is there. */
+  oldLine?: number
+  /** Its number in the restored file (1-based), when it is there. */
+  newLine?: number
+}
+
+/** The kind of a line of a hunk. */
+export type DiffLineKind = 'context' | 'removed' | 'added'
 
 /** A ULID in full, anything else cut to its first 12 bytes. */
 export declare function displayShort(id: string): string
 
 /**
- * The closed set of error codes, as JavaScript sees them (`err.code`,
- * `RollbackReport.errorCode`).
+ * The category of an error code (`invalid_input`, `not_found`,
+ * `permission_denied`, `conflict`, `unauthenticated`, `io`); `null` for a
+ * name that is not a code.
  */
-export type ErrorCode = 'invalid_checkpoint_id' | 'invalid_ref_name' | 'invalid_path' | 'path_escapes_root' | 'not_a_file' | 'malformed_snapshot' | 'unsupported_version' | 'too_large' | 'unauthenticated' | 'not_found' | 'permission_denied' | 'io'
+export declare function errorCategory(code: string): string | null
+
+/**
+ * The error codes, as JavaScript sees them (`err.code`,
+ * `RollbackReport.errorCode`): the core's `ErrorCode::as_str` names. This
+ * enum exists to declare the TypeScript union; the codes themselves are
+ * taken from the core by name, and a test checks that this list and
+ * [`error_codes`] agree, so a new core code is one line here.
+ */
+export type ErrorCode = 'invalid_checkpoint_id' | 'invalid_ref_name' | 'invalid_path' | 'path_escapes_root' | 'not_a_file' | 'not_a_directory' | 'malformed_snapshot' | 'unsupported_version' | 'too_large' | 'invalid_argument' | 'invalid_pattern' | 'unauthenticated' | 'root_mismatch' | 'not_found' | 'no_transcript' | 'not_a_repository' | 'corrupt_object' | 'ref_busy' | 'conflict' | 'remote_unreachable' | 'auth_failed' | 'rejected' | 'permission_denied' | 'io'
+
+/**
+ * Every error code the core defines, in its order (the values `err.code`
+ * can take).
+ */
+export declare function errorCodes(): Array<string>
+
+/** One ref a fetch brought in. */
+export interface FetchedRef {
+  /** The ref. */
+  refName: string
+  /** What happened to the local ref. */
+  outcome: 'created' | 'fast_forwarded' | 'up_to_date' | 'local_ahead' | 'replayed'
+  /** The local tip after (hex). */
+  commit: string
+}
+
+/** What `fetchAll` did. */
+export interface FetchResult {
+  /** The remote, as given. */
+  remote: string
+  /** Every remote ref, and what it did here. */
+  fetched: Array<FetchedRef>
+  /** Refs that could not be brought in. */
+  failed: Array<RefFailure>
+  /** Whether every ref was brought in. */
+  ok: boolean
+}
 
 /**
  * An operation of a batch: anything with a `file` property naming the path
@@ -130,8 +482,44 @@ export interface FileOperation {
   file: string
 }
 
+/**
+ * One replaced span: the rule that found it and its byte range in the
+ * input's UTF-8 encoding (not UTF-16 string indices), never the secret.
+ */
+export interface Finding {
+  /** The rule's name (`github_pat`, `entropy`, `email`, a caller's rule, ...). */
+  rule: string
+  /** First byte of the replaced span in the UTF-8 input. */
+  start: number
+  /** One past the last byte of the replaced span. */
+  end: number
+}
+
 /** The first 6 hex characters of the SHA-256 of `worktreeId` (`""` -> `e3b0c4`). */
 export declare function hashWorktreeId(worktreeId: string): string
+
+/**
+ * One hunk of a unified diff, from the file as it is now (old) to the
+ * file the rollback restores (new).
+ */
+export interface Hunk {
+  /**
+   * First line of the hunk in the current file (1-based; 0 when it
+   * covers no line there).
+   */
+  oldStart: number
+  /** Lines of the current file the hunk covers. */
+  oldLines: number
+  /**
+   * First line of the hunk in the restored file (1-based; 0 when it
+   * covers no line there).
+   */
+  newStart: number
+  /** Lines of the restored file the hunk covers. */
+  newLines: number
+  /** The lines, in order. */
+  lines: Array<DiffLine>
+}
 
 /** The format of a checkpoint ID string. */
 export type IdKind = 'legacy' | 'ulid' | 'unknown'
@@ -169,12 +557,51 @@ export declare function parseRef(name: string): string | null
  */
 export declare function parseShadowBranchName(name: string): ShadowBranch | null
 
+/** One path a rollback could not restore, or that its redo cannot carry. */
+export interface PathProblem {
+  /** The canonical path. */
+  path: string
+  /** The stable error code (`conflict`, `not_a_directory`, `io`, ...). */
+  code: ErrorCode
+  /** Why, in words. */
+  reason: string
+}
+
 /** What rollback would do to one path. */
-export type PlanAction = 'keep' | 'write' | 'remove' | 'rmdir' | 'conflict'
+export type PlanAction = 'keep' | 'write' | 'remove' | 'rmdir' | 'conflict' | 'refuse'
+
+/**
+ * Options of `planRollbackAsync`: those of `planRollback`, plus
+ * `onProgress`.
+ */
+export interface PlanAsyncOptions {
+  /** As in `planRollback`. */
+  allowGitDir?: boolean
+  /** As in `planRollback`. */
+  onConflict?: 'overwrite' | 'skip'
+  /** As in `planRollback`. */
+  key?: string | Uint8Array
+  /** As in `planRollback`. */
+  restoreSetid?: boolean
+  /** As in `planRollback`. */
+  strictRoot?: boolean
+  /** As in `planRollback`. */
+  diff?: boolean
+  /** As in `planRollback`. */
+  diffContext?: number
+  /** As in `planRollback`. */
+  diffMaxBytes?: number
+  /**
+   * Called with `('check', done, total)` as paths are checked: the first
+   * and last report, at most one per 100 ms between. What it throws goes
+   * to `process.emitWarning`; the plan goes on.
+   */
+  onProgress?: (stage: ProgressStage, done: number, total: number) => void
+}
 
 /** One line of a rollback plan. */
 export interface PlanItem {
-  /** The captured path or created directory. */
+  /** The captured path, created directory, or empty directory in the way. */
   path: string
   /** What rollback would do. */
   action: PlanAction
@@ -184,6 +611,23 @@ export interface PlanItem {
    * or removed.
    */
   conflict: boolean
+  /** For `'refuse'`: the error code the rollback reports for the path. */
+  code: ErrorCode | null
+  /** Why, when the action needs a word. */
+  reason: string | null
+  /**
+   * With `diff: true`, for a path the rollback changes: the unified
+   * diff from the file as it is now to the one the rollback restores
+   * when there is a line diff, else the one-line `diffSummary`.
+   */
+  diff: string | null
+  /**
+   * With `diff: true`, for a path the rollback changes: one line for
+   * people (`+3 -1`, `new file, 2 lines`, `mode 644 -> 755`, ...).
+   */
+  diffSummary: string | null
+  /** The hunks of the line diff, with line numbers (empty without one). */
+  hunks: Array<Hunk>
 }
 
 /** Options of `planRollback`: those of `rollback` that change what it would do. */
@@ -194,12 +638,30 @@ export interface PlanOptions {
   onConflict?: 'overwrite' | 'skip'
   /** Throw `unauthenticated` unless the snapshot is sealed with this key. */
   key?: string | Uint8Array
+  /** As in `rollback`. */
+  restoreSetid?: boolean
+  /** As in `rollback`. */
+  strictRoot?: boolean
+  /**
+   * Describe each change (`PlanItem.diff`, `diffSummary`, `hunks`): a
+   * unified diff where one can be shown, one line otherwise (default
+   * `false`: it reads every file the rollback would rewrite).
+   */
+  diff?: boolean
+  /** Unchanged lines shown around each change (default 3). */
+  diffContext?: number
+  /**
+   * Files larger than this on either side get one line instead of a
+   * line diff (default 1 MiB).
+   */
+  diffMaxBytes?: number
 }
 
 /**
  * What `rollback(root, checkpoint, options)` would do to every captured
  * path and created directory, sorted by path; reads the tree, writes
- * nothing. Unlike `rollback`, throws an `Error` with `code` for a snapshot
+ * nothing. With `diff: true`, each path the rollback changes says how
+ * (`diff`, `diffSummary`, `hunks`). Unlike `rollback`, throws an `Error` with `code` for a snapshot
  * it would refuse (`malformed_snapshot`, `unsupported_version`, with `key`
  * `unauthenticated`), as well as when `root` cannot be opened.
  */
@@ -207,12 +669,30 @@ export declare function planRollback(root: string, checkpoint: string, options?:
 
 /**
  * `planRollback` off the JS thread: resolves to the same plan, rejects with
- * the same `Error` (argument errors still throw at once).
+ * the same `Error` (argument errors still throw at once). `onProgress`
+ * is called as paths are checked; the promise settles after its last call.
  */
-export declare function planRollbackAsync(root: string, checkpoint: string, options?: PlanOptions | undefined | null): Promise<Array<PlanItem>>
+export declare function planRollbackAsync(root: string, checkpoint: string, options?: PlanAsyncOptions | undefined | null): Promise<PlanItem[]>
+
+/** The part of an operation a progress report counts. */
+export type ProgressStage = 'capture' | 'check' | 'restore'
 
 /** The separator between prompts in `prompt.txt`: a blank line, `---`, a blank line. */
 export declare const PROMPT_SEPARATOR: string
+
+/** What `push` did. */
+export interface PushResult {
+  /** The remote, as given. */
+  remote: string
+  /** Refs the remote confirmed (they left the queue). */
+  pushed: Array<string>
+  /** Refs still queued, with their code and reason. */
+  queued: Array<RefFailure>
+  /** Queue entries dropped: not checkpoint refs, or gone locally. */
+  dropped: Array<string>
+  /** Whether every ref went through. */
+  ok: boolean
+}
 
 /**
  * Returns `checkpoint` with the current (post-batch) state of each captured
@@ -225,7 +705,7 @@ export declare function recordApplied(root: string, checkpoint: string, options?
 
 /**
  * `recordApplied` off the JS thread: resolves to the same text, rejects
- * with the same `Error`.
+ * with the same `Error` (argument errors still throw at once).
  */
 export declare function recordAppliedAsync(root: string, checkpoint: string, options?: RecordAppliedOptions | undefined | null): Promise<string>
 
@@ -241,24 +721,143 @@ export interface RecordAppliedOptions {
 }
 
 /**
+ * Redacts a file's bytes by its path: `.json`/`.jsonl` JSON-aware, other
+ * UTF-8 text as text, binary (a NUL byte or invalid UTF-8) untouched.
+ * Always returns a new `Buffer` (typed as the `Uint8Array` it extends, so
+ * the typings need no `@types/node`).
+ */
+export declare function redactBlob(path: string, data: Uint8Array, options?: RedactOptions | undefined | null): Uint8Array
+
+/**
+ * `redactBlob` off the JS thread: `data` is copied first (the caller may
+ * reuse it at once); resolves to a new `Buffer`.
+ */
+export declare function redactBlobAsync(path: string, data: Uint8Array, options?: RedactOptions | undefined | null): Promise<Uint8Array>
+
+/** A redacted text and what was replaced in it. */
+export interface Redaction {
+  /** The redacted text. */
+  output: string
+  /** The replaced spans, sorted by `start`. */
+  findings: Array<Finding>
+}
+
+/**
+ * Redacts a JSON document, or JSONL line by line, changing only string
+ * values in place (formatting kept).
+ */
+export declare function redactJson(text: string, options?: RedactOptions | undefined | null): string
+
+/**
+ * `redactJson` off the JS thread: resolves to the same text (a bad rule
+ * still throws at once).
+ */
+export declare function redactJsonAsync(text: string, options?: RedactOptions | undefined | null): Promise<string>
+
+/** Options of the redaction functions and of `new Redactor()`. */
+export interface RedactOptions {
+  /**
+   * Also replace e-mail addresses, phone numbers and street addresses
+   * (`[REDACTED_EMAIL]`, `[REDACTED_PHONE]`, `[REDACTED_ADDRESS]`;
+   * default `false`).
+   */
+  personalData?: boolean
+  /**
+   * Extra rules, `[name, regex]` pairs (Rust `regex` syntax): every
+   * match is replaced and reported as `name`.
+   */
+  rules?: Array<[string, string]>
+}
+
+/**
+ * Redacts secrets from `text` as plain text (the default redactor, or one
+ * built from `options`; throws `invalid_pattern` for a bad rule).
+ */
+export declare function redactText(text: string, options?: RedactOptions | undefined | null): string
+
+/**
+ * `redactText` off the JS thread: resolves to the same text (a bad rule
+ * still throws at once).
+ */
+export declare function redactTextAsync(text: string, options?: RedactOptions | undefined | null): Promise<string>
+
+/** A ref a push or fetch did not get through. */
+export interface RefFailure {
+  /** The ref. */
+  refName: string
+  /**
+   * `'rejected'` (the remote refused it) or `'conflict'` (one session
+   * written differently on both sides; the local checkpoint untouched).
+   */
+  code: 'rejected' | 'conflict'
+  /** The remote's one-line reason, or what conflicts. */
+  reason: string
+}
+
+/**
  * `refs/entire/checkpoints/<shard>/<id>`; throws `invalid_checkpoint_id`
  * for an unknown-kind ID.
  */
 export declare function refName(id: string): string
 
+/** One checkpoint a remote holds. */
+export interface RemoteCheckpoint {
+  /** The checkpoint ID. */
+  checkpointId: string
+  /** Where the remote keeps it. */
+  backend: 'git-refs' | 'git-branch'
+  /** The remote ref holding it. */
+  refName: string
+  /** That ref's tip on the remote (hex). */
+  commit: string
+  /** How the local copy compares. */
+  local: 'absent' | 'same' | 'different'
+}
+
 /**
  * Restores exactly the paths `checkpoint` captured under `root`. Never
- * throws for a malformed snapshot, nor (with `key`) an unauthenticated one:
- * the report says `valid: false` with its `errorCode`. Throws only when
- * `root` cannot be opened, or for a bad option (`code: 'InvalidArg'`).
+ * throws for a snapshot it refuses (malformed; with `key`,
+ * unauthenticated; bytes that contradict their digests; a link that would
+ * leave the root; another root with `strictRoot`): the report says
+ * `valid: false` with its `errorCode`. Throws only when `root` cannot be
+ * opened, or for a bad option (a `RangeError` with `code: 'invalid_argument'`).
  */
 export declare function rollback(root: string, checkpoint: string, options?: RollbackOptions | undefined | null): RollbackReport
 
 /**
  * `rollback` off the JS thread: resolves to the same report; rejects only
  * when `root` cannot be opened (a bad option still throws at once).
+ * `onProgress` is called as paths are checked, then restored; the promise
+ * settles after its last call.
  */
-export declare function rollbackAsync(root: string, checkpoint: string, options?: RollbackOptions | undefined | null): Promise<RollbackReport>
+export declare function rollbackAsync(root: string, checkpoint: string, options?: RollbackAsyncOptions | undefined | null): Promise<RollbackReport>
+
+/** Options of `rollbackAsync`: those of `rollback`, plus `onProgress`. */
+export interface RollbackAsyncOptions {
+  /** As in `rollback`. */
+  durable?: boolean
+  /** As in `rollback`. */
+  allowGitDir?: boolean
+  /** As in `rollback`. */
+  onConflict?: 'overwrite' | 'skip'
+  /** As in `rollback`. */
+  key?: string | Uint8Array
+  /** As in `rollback`. */
+  redo?: boolean
+  /** As in `rollback`. */
+  restoreSetid?: boolean
+  /** As in `rollback`. */
+  strictRoot?: boolean
+  /** As in `rollback`. */
+  maxFileBytes?: number
+  /**
+   * Called with `('check', done, total)` as paths are checked, then
+   * `('restore', done, total)` as they are written or removed: the first
+   * and last report of each stage, at most one per 100 ms between. What
+   * it throws goes to `process.emitWarning`; the rollback goes on.
+   */
+  onProgress?: (stage: ProgressStage, done: number, total: number) => void
+}
 
 /** Options of `rollback`. */
 export interface RollbackOptions {
@@ -269,7 +868,7 @@ export interface RollbackOptions {
   /**
    * What to do with a path changed after the batch (known only after
    * `recordApplied`): `'overwrite'` it (the default) or `'skip'` it and
-   * list it in `conflicts`. Any other value is an argument error.
+   * list it in `conflicts`.
    */
   onConflict?: 'overwrite' | 'skip'
   /**
@@ -282,35 +881,138 @@ export interface RollbackOptions {
    * every captured path before rewriting it.
    */
   redo?: boolean
+  /** Restore set-user-id / set-group-id bits (default `false`: never). */
+  restoreSetid?: boolean
+  /**
+   * Refuse (`root_mismatch`) a snapshot taken under another root
+   * (default `false`: `otherRoot` says so and the rollback goes on).
+   */
+  strictRoot?: boolean
+  /** The largest current file read into memory for the redo (default 1 GiB). */
+  maxFileBytes?: number
 }
 
 /** What a rollback did. */
 export interface RollbackReport {
   /** Paths now as captured, sorted. */
   restored: Array<string>
-  /** Paths that could not be restored, sorted (reasons in `failures`). */
-  unrestored: Array<string>
+  /** Paths that could not be restored, sorted, each with its code and reason. */
+  unrestored: Array<PathProblem>
   /**
    * Paths left as they were because they changed after the batch
    * (`onConflict: 'skip'`), sorted: neither restored nor unrestored.
    */
   conflicts: Array<string>
-  /** Whether the snapshot was well-formed (and so was applied). */
+  /** Whether the snapshot was accepted (and so was applied). */
   valid: boolean
   /** Valid, and every path restored. */
   ok: boolean
-  /** Each unrestored path and why. */
-  failures: Record<string, string>
   /** Why the snapshot was refused (`malformed_snapshot`, ...); `null` when valid. */
   errorCode: ErrorCode | null
   /** The refusal's message; `null` when valid. */
   error: string | null
+  /** The plan this rollback carried out (what `planRollback` says). */
+  plan: Array<PlanItem>
   /**
    * The captured paths as they were just before this rollback: rolling
    * it back brings the batch's result back. `null` when refused, or with
    * `redo: false`.
    */
   redo: string | null
+  /** Captured paths the redo cannot carry, and why. */
+  notInRedo: Array<PathProblem>
+  /** The root the snapshot was taken under, when it is not this one. */
+  otherRoot: string | null
+}
+
+/** One session's content. */
+export interface SessionContent {
+  /** The session's `metadata.json` (snake_case, as stored). */
+  metadata: Record<string, any>
+  /** The prompts. */
+  prompts: Array<string>
+  /** The transcript, chunks joined. */
+  transcript: Uint8Array
+}
+
+/**
+ * The fields of a session write (declared for TypeScript; `writeSession`
+ * reads them as JSON, camelCase keys turned into the store's snake_case
+ * field names). Nested documents use the stored snake_case names.
+ */
+export interface SessionFields {
+  /** The strategy (default `manual-commit`). */
+  strategy?: string
+  /** The agent. */
+  agent?: string
+  /** The model (written even when empty). */
+  model?: string
+  /** The prompts, in order. */
+  prompts?: Array<string>
+  /** The transcript (JSONL text). */
+  transcript?: string
+  /** Files the session touched (absent: written as `null`). */
+  filesTouched?: Array<string>
+  /** The capture snapshot of the batch, kept locally for rollback. */
+  snapshot?: string
+  /** Makes this a subagent task checkpoint. */
+  task?: { tool_use_id: string, checkpoint_uuid?: string, agent_id?: string }
+  /** The commit author. */
+  author?: { name: string, email: string }
+  /** When the checkpoint was created (RFC 3339; default now). */
+  createdAt?: string
+  /** Token usage (a TokenUsage document). */
+  tokenUsage?: Record<string, any>
+  /** The branch. */
+  branch?: string
+  /** Anchor commit of an imported checkpoint. */
+  commitSha?: string
+  /** The writing tool's version. */
+  cliVersion?: string
+  /** Displayed step count. */
+  checkpointsCount?: number
+  /** Shadow-branch steps recorded. */
+  saveStepCount?: number
+  /** Correlates checkpoints of one agent turn. */
+  turnId?: string
+  /** Last transcript identifier when the checkpoint started. */
+  transcriptIdentifierAtStart?: string
+  /** Transcript line offset where this checkpoint's data starts. */
+  checkpointTranscriptStart?: number
+  /** Line offset in a compact transcript. */
+  compactTranscriptStart?: number
+  /** Session metrics (a SessionMetrics document). */
+  sessionMetrics?: Record<string, any>
+  /** AI summary (a Summary document). */
+  summary?: Record<string, any>
+  /** Line attribution (an Attribution document). */
+  initialAttribution?: Record<string, any>
+  /** Raw per-prompt attribution JSON text. */
+  promptAttributions?: string
+  /** Raw skill events JSON list text. */
+  skillEvents?: string
+  /** Skill events version. */
+  skillEventsVersion?: number
+  /** Session purpose (`agent_review`, `agent_investigate`, `imported`). */
+  kind?: string
+  /** Review skills run. */
+  reviewSkills?: Array<string>
+  /** The review request. */
+  reviewPrompt?: string
+  /** The parent investigation run. */
+  investigateRunId?: string
+  /** The investigation topic. */
+  investigateTopic?: string
+  /** Marks the checkpoint reviewed. */
+  hasReview?: boolean
+  /** Marks the checkpoint investigated. */
+  hasInvestigation?: boolean
+  /** Marks the checkpoint imported. */
+  imported?: boolean
+  /** Attribution across all sessions (an Attribution document). */
+  combinedAttribution?: Record<string, any>
+  /** The shadow branch the session came from. */
+  ephemeralBranch?: string
 }
 
 /** The prefix of every shadow branch (`entire/`). */
@@ -324,11 +1026,113 @@ export interface ShadowBranch {
   worktreeHash: string
 }
 
+/** One shadow branch. */
+export interface ShadowBranchInfo {
+  /** The branch name (`entire/abc1234-e3b0c4`). */
+  branch: string
+  /** The base commit's prefix, as the name holds it. */
+  baseCommit: string
+  /** The worktree hash the name holds. */
+  worktreeHash: string
+  /** The tip commit. */
+  tip: string
+  /** The tip's session. */
+  sessionId: string
+  /** When the tip was committed (RFC 3339). */
+  timestamp: string
+}
+
 /**
  * `entire/<first 7 of baseCommit>-<hashWorktreeId(worktreeId)>`;
- * `worktreeId` defaults to `""` (the main worktree).
+ * `worktreeId` defaults to `""` (the main worktree). `baseCommit` must be a
+ * commit id (1 to 64 hex digits): anything else throws `invalid_argument`,
+ * so the result is always a valid git ref name.
  */
 export declare function shadowBranchName(baseCommit: string, worktreeId?: string | undefined | null): string
+
+/** Which steps `shadowLog` shows. */
+export interface ShadowLogOptions {
+  /** Only this session's steps. */
+  sessionId?: string
+  /** At most this many steps (0 or absent: all). */
+  limit?: number
+  /** The branch (default: the one of HEAD in this worktree). */
+  branch?: string
+}
+
+/** How `shadowRewind` writes. */
+export interface ShadowRewindOptions {
+  /** fsync files and directories (default `true`). */
+  durable?: boolean
+  /** Return the redo snapshot (default `true`). */
+  redo?: boolean
+}
+
+/** What `shadowRewindPlan` shows. */
+export interface ShadowRewindPlanOptions {
+  /**
+   * Describe each change (`diff`, `diffSummary`, `hunks`), as
+   * `planRollback` does (default `false`).
+   */
+  diff?: boolean
+  /** Unchanged lines shown around each change (default 3). */
+  diffContext?: number
+  /**
+   * Files larger than this on either side get one line instead of a
+   * line diff (default 1 MiB).
+   */
+  diffMaxBytes?: number
+}
+
+/** One step on a shadow branch. */
+export interface ShadowStepInfo {
+  /** The step's commit. */
+  commit: string
+  /** The first line of its message. */
+  message: string
+  /** Its session. */
+  sessionId: string
+  /** Its session's metadata directory in the tree. */
+  metadataDir: string
+  /** Whether it is a task step. */
+  isTask: boolean
+  /** The task's tool-use ID (empty for other steps). */
+  toolUseId: string
+  /** When it was committed (RFC 3339). */
+  timestamp: string
+  /** The branch it is on. */
+  branch: string
+}
+
+/** What a step may carry besides its session. */
+export interface ShadowStepOptions {
+  /**
+   * Files the step touched (relative to the working tree; a directory
+   * stands for its files). The session's first step takes every change
+   * `git status` shows anyway.
+   */
+  files?: Array<string>
+  /** Files the step deleted. */
+  deleted?: Array<string>
+  /** The commit message (default `Checkpoint`). */
+  message?: string
+  /**
+   * The session's metadata directory, stored redacted under
+   * `.entire/metadata/<sessionId>/`.
+   */
+  metadataDir?: string
+  /**
+   * Take every change `git status` shows (default: when the session has
+   * no step on the branch yet).
+   */
+  first?: boolean
+  /** Make it a subagent task step of this tool-use ID. */
+  task?: string
+  /** The subagent's ID (task steps). */
+  agentId?: string
+  /** The task's checkpoint UUID (task steps). */
+  checkpointUuid?: string
+}
 
 /** The ref-namespace shard: the LAST two characters (`a1b2c3d4e5f6` -> `f6`). */
 export declare function shardFor(id: string): string
@@ -345,6 +1149,22 @@ export declare function snapshotPaths(checkpoint: string): Array<string>
  */
 export declare function splitPrompts(content: string): Array<string>
 
+/** What a step did. */
+export interface StepResult {
+  /** The step's commit; the unchanged tip when skipped. */
+  commit: string
+  /** The shadow branch. */
+  branch: string
+  /** No commit was made: the tree equals the previous step's. */
+  skipped: boolean
+  /** The commit HEAD pointed at (the branch's base). */
+  baseCommit: string
+  /** Whether the step was taken as the session's first. */
+  first: boolean
+  /** Named paths not taken (ignored, or under `.git` / `.entire`). */
+  leftOut: Array<string>
+}
+
 /** The millisecond timestamp of a canonical ULID, else `null`. */
 export declare function ulidTimestampMs(id: string): number | null
 
@@ -353,3 +1173,15 @@ export declare function ulidTimestampMs(id: string): number | null
  * `invalid_checkpoint_id` otherwise.
  */
 export declare function validateCheckpointId(id: string): string
+
+/** What `writeSession` did. */
+export interface WriteResult {
+  /** The new commit (hex). */
+  commit: string
+  /** The ref that now points at it. */
+  refName: string
+  /** The session's slot in the checkpoint. */
+  sessionIndex: number
+  /** The undo-snapshot commit, when the write carried a snapshot. */
+  snapshotCommit: string | null
+}

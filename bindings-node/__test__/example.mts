@@ -4,7 +4,11 @@
 
 import {
   type CheckpointError,
+  type DiffLine,
+  type DiffLineKind,
   type ErrorCode,
+  type Hunk,
+  type ProgressStage,
   type RollbackReport,
   createCheckpoint,
   createCheckpointAsync,
@@ -17,6 +21,16 @@ import {
   planRollback,
   planRollbackAsync,
   PushQueue,
+  type BlobRedaction,
+  type Finding,
+  type Redaction,
+  Redactor,
+  redactBlob,
+  redactBlobAsync,
+  redactJson,
+  redactJsonAsync,
+  redactText,
+  redactTextAsync,
   recordApplied,
   recordAppliedAsync,
   rollback,
@@ -38,9 +52,9 @@ export async function example(root: string): Promise<void> {
 
   const report: RollbackReport = rollback(root, snapshot, { durable: false })
   const code: ErrorCode | null = report.errorCode
-  if (code === 'malformed_snapshot' || report.ok) console.log(report.restored, report.failures['x'])
+  if (code === 'malformed_snapshot' || report.ok) console.log(report.restored, report.unrestored[0]?.code, report.plan[0]?.action)
   const later: RollbackReport = await rollbackAsync(root, again, { allowGitDir: true })
-  console.log(later.unrestored.join(','))
+  console.log(later.unrestored.map((u) => `${u.path}: ${u.reason}`).join(','), later.otherRoot)
 
   try {
     createCheckpoint(root, ['../outside'])
@@ -101,4 +115,38 @@ export async function example(root: string): Promise<void> {
   // @ts-expect-error the async variant returns a Promise
   const notAString: string = createCheckpointAsync(root, [])
   console.log(notAString)
+
+  // Diffs and progress.
+  const diffed: PlanItem[] = planRollback(root, applied, { diff: true, diffContext: 1, diffMaxBytes: 1 << 20 })
+  for (const item of diffed) {
+    const summary: string | null = item.diffSummary
+    const hunk: Hunk | undefined = item.hunks[0]
+    const line: DiffLine | undefined = hunk?.lines[0]
+    const kind: DiffLineKind | undefined = line?.kind
+    const oldLine: number | undefined = line?.oldLine
+    console.log(item.diff, summary, hunk?.oldStart, hunk?.newLines, kind, oldLine, line?.newLine)
+  }
+  const onProgress = (stage: ProgressStage, done: number, total: number): void => console.log(stage, done, total)
+  await createCheckpointAsync(root, ['src/a.py'], { onProgress })
+  await planRollbackAsync(root, applied, { diff: true, onProgress })
+  await rollbackAsync(root, applied, { onProgress })
+  // @ts-expect-error the synchronous functions take no progress callback (the JS thread is blocked)
+  rollback(root, applied, { onProgress })
+  // @ts-expect-error diff line kinds are a closed set
+  if (diffed[0]?.hunks[0]?.lines[0]?.kind === 'changed') console.log()
+
+  // Redaction.
+  const clean: string = redactText('key=AKIAYRWQG5EJLPZLBYNP', { personalData: true, rules: [['ticket', 'TICKET-[0-9]+']] })
+  const cleanJson: string = redactJson('{"a": 1}') + (await redactJsonAsync('{}', {})) + (await redactTextAsync(clean))
+  const bytes: Uint8Array = redactBlob('a.jsonl', new Uint8Array([1])) ?? (await redactBlobAsync('a.txt', new TextEncoder().encode('x')))
+  const redactor = new Redactor({ rules: [['ticket', 'TICKET-[0-9]+']] })
+  const withFindings: Redaction = redactor.redactTextWithFindings(cleanJson)
+  const first: Finding | undefined = withFindings.findings[0]
+  const blob: BlobRedaction = await redactor.redactBlobWithFindingsAsync('a.json', bytes)
+  const names: string[] = redactor.ruleNames
+  console.log(first?.rule, first?.start, blob.output.length, names, redactor.personalData)
+  // @ts-expect-error rules are [name, pattern] pairs
+  redactText('x', { rules: ['ticket'] })
+  // @ts-expect-error findings carry no secret text
+  console.log(withFindings.findings[0]?.text)
 }

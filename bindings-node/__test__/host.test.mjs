@@ -11,6 +11,9 @@ import * as path from 'node:path'
 const require = createRequire(import.meta.url)
 const ac = require('..')
 
+/** What a plan item says about its change when diffs were not asked for. */
+const NO_DIFF = { diff: null, diffSummary: null, hunks: [] }
+
 /** A temp dir `<tmp>/root` with `files` (path -> text); removed after the test. */
 function tempRoot(t, files = {}) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ac-node-host-'))
@@ -52,11 +55,12 @@ test('constants', () => {
 })
 
 test('the error code vocabulary is the core one, spelled snake_case', () => {
-  assert.deepEqual(Object.values(ac.ErrorCode).sort(), [
-    'invalid_checkpoint_id', 'invalid_path', 'invalid_ref_name', 'io', 'malformed_snapshot',
-    'not_a_file', 'not_found', 'path_escapes_root', 'permission_denied', 'too_large',
-    'unauthenticated', 'unsupported_version',
-  ])
+  // The TypeScript union (the napi enum) lists exactly the core's codes, in order.
+  assert.deepEqual(Object.values(ac.ErrorCode), ac.errorCodes())
+  assert.ok(ac.errorCodes().includes('path_escapes_root'))
+  assert.equal(ac.errorCategory('ref_busy'), 'conflict')
+  assert.equal(ac.errorCategory('too_large'), 'invalid_input')
+  assert.equal(ac.errorCategory('nope'), null)
 })
 
 test('operations are strings or objects with a file property, extra properties ignored', (t) => {
@@ -89,10 +93,16 @@ test('capture then rollback restores the file and removes the new one', (t) => {
     conflicts: [],
     valid: true,
     ok: true,
-    failures: {},
     errorCode: null,
     error: null,
+    plan: [
+      { path: 'gen', action: 'rmdir', conflict: false, code: null, reason: null, ...NO_DIFF },
+      { path: 'gen/new.py', action: 'remove', conflict: false, code: null, reason: null, ...NO_DIFF },
+      { path: 'src/a.py', action: 'write', conflict: false, code: null, reason: null, ...NO_DIFF },
+    ],
     redo: 'string',
+    notInRedo: [],
+    otherRoot: null,
   })
   assert.equal(read(root, 'src/a.py'), 'old\n')
   assert.equal(fs.existsSync(path.join(root, 'gen')), false)
@@ -120,7 +130,9 @@ test('maxFileBytes refuses a larger file with too_large', (t) => {
   assert.equal(thrown(() => ac.createCheckpoint(root, ['big.bin'], { maxFileBytes: 9 })).code, 'too_large')
   assert.doesNotThrow(() => ac.createCheckpoint(root, ['big.bin'], { maxFileBytes: 10 }))
   for (const bad of [-1, 1.5, Number.NaN]) {
-    assert.equal(thrown(() => ac.createCheckpoint(root, ['big.bin'], { maxFileBytes: bad })).code, 'InvalidArg')
+    const err = thrown(() => ac.createCheckpoint(root, ['big.bin'], { maxFileBytes: bad }))
+    assert.ok(err instanceof RangeError)
+    assert.equal(err.code, 'invalid_argument')
   }
 })
 
@@ -177,9 +189,11 @@ test('an unrestorable path is reported with its reason, never thrown', (t) => {
   const report = ac.rollback(root, snap)
   assert.equal(report.valid, true)
   assert.equal(report.ok, false)
-  assert.deepEqual(report.unrestored, ['d/a.txt'])
-  assert.deepEqual(Object.keys(report.failures), ['d/a.txt'])
-  assert.match(report.failures['d/a.txt'], /not a directory/)
+  assert.deepEqual(report.unrestored.map((u) => [u.path, u.code]), [['d/a.txt', 'not_a_directory']])
+  assert.match(report.unrestored[0].reason, /not a directory/)
+  assert.deepEqual(ac.planRollback(root, snap).map((i) => [i.path, i.action, i.code]), [
+    ['d/a.txt', 'refuse', 'not_a_directory'],
+  ])
 })
 
 test('async variants return what the sync ones return', async (t) => {
@@ -246,7 +260,7 @@ test('IDs: kinds, validation, minting', () => {
   assert.equal(ac.ulidTimestampMs(ac.newUlid(1234567890123)), 1234567890123)
   assert.equal(ac.ulidTimestampMs(ac.newUlid(undefined)) >= before, true)
   assert.equal(thrown(() => ac.newUlid(2 ** 48)).code, 'too_large')
-  assert.equal(thrown(() => ac.newUlid(-5)).code, 'InvalidArg')
+  assert.equal(thrown(() => ac.newUlid(-5)).code, 'invalid_argument')
   assert.equal(ac.ulidTimestampMs('a1b2c3d4e5f6'), null)
   assert.equal(ac.displayShort(now), now)
   assert.equal(ac.checkpointPath('a1b2c3d4e5f6'), 'a1/b2c3d4e5f6')
@@ -296,6 +310,26 @@ test('PushQueue: enqueue, drain, peek, remove, path', (t) => {
   assert.ok(bad instanceof Error)
   assert.equal(bad.code, 'invalid_ref_name')
   assert.deepEqual(q.peek(), [])
+})
+
+test('PushQueue async twins: the same queue, off the JS thread, rejecting with the same codes', async (t) => {
+  const dir = tempRoot(t)
+  const q = new ac.PushQueue(dir)
+  const a = ac.refName('a1b2c3d4e5f6')
+  const b = ac.refName('0123456789ab')
+  const pending = q.enqueueAsync(a)
+  assert.ok(pending instanceof Promise)
+  assert.equal(await pending, undefined)
+  await q.enqueueAllAsync([b, a])
+  assert.deepEqual(await q.peekAsync(), [a, b])
+  assert.deepEqual(q.peek(), [a, b], 'the sync twin sees what the async one wrote')
+  assert.deepEqual(await q.drainAsync(), [a, b])
+  await q.removeAsync([a])
+  assert.deepEqual(await q.drainAsync(), [b])
+  await assert.rejects(q.enqueueAllAsync([a, 'not a ref']), (e) => e instanceof Error && e.code === 'invalid_ref_name')
+  assert.deepEqual(q.peek(), [b], 'nothing written when one ref is invalid')
+  const missing = new ac.PushQueue(path.join(dir, 'missing'))
+  await assert.rejects(missing.enqueueAsync(a), (e) => e.code === 'not_found' && typeof e.path === 'string')
 })
 
 test('PushQueue in a missing directory: reads are empty, writes throw not_found', (t) => {

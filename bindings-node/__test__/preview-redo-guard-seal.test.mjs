@@ -11,6 +11,9 @@ import * as path from 'node:path'
 
 const ac = createRequire(import.meta.url)('..')
 
+/** What a plan item says about its change when diffs were not asked for. */
+const NO_DIFF = { diff: null, diffSummary: null, hunks: [] }
+
 /** A temp dir `<tmp>/root` with `files` (path -> text); removed after the test. */
 function tempRoot(t, files = {}) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ac-node-beyond-'))
@@ -51,18 +54,18 @@ function batch(t, captureOptions) {
 
 // ---- preview ---------------------------------------------------------------
 
-test('planRollback returns { path, action, conflict } items and touches nothing', (t) => {
+test('planRollback returns { path, action, conflict, code, reason } items and touches nothing', (t) => {
   const { root, snap } = batch(t)
   fs.writeFileSync(path.join(root, 'b.txt'), 'B')
   assert.deepEqual(ac.planRollback(root, snap), [
-    { path: 'a.txt', action: 'write', conflict: false },
-    { path: 'b.txt', action: 'keep', conflict: false },
-    { path: 'gen', action: 'rmdir', conflict: false },
-    { path: 'gen/c.txt', action: 'remove', conflict: false },
+    { path: 'a.txt', action: 'write', conflict: false, code: null, reason: null, ...NO_DIFF },
+    { path: 'b.txt', action: 'keep', conflict: false, code: null, reason: null, ...NO_DIFF },
+    { path: 'gen', action: 'rmdir', conflict: false, code: null, reason: null, ...NO_DIFF },
+    { path: 'gen/c.txt', action: 'remove', conflict: false, code: null, reason: null, ...NO_DIFF },
   ])
   assert.equal(read(root, 'a.txt'), 'A2')
   assert.equal(exists(root, 'gen/c.txt'), true)
-  assert.deepEqual(Object.values(ac.PlanAction).sort(), ['conflict', 'keep', 'remove', 'rmdir', 'write'])
+  assert.deepEqual(Object.values(ac.PlanAction).sort(), ['conflict', 'keep', 'refuse', 'remove', 'rmdir', 'write'])
 })
 
 test('planRollback throws for a snapshot rollback would refuse (rollback reports it)', (t) => {
@@ -114,11 +117,11 @@ test('guard: recordApplied, then skip leaves a human edit and lists it in confli
 
   assert.deepEqual(
     ac.planRollback(root, applied, { onConflict: 'skip' }).find((i) => i.path === 'b.txt'),
-    { path: 'b.txt', action: 'conflict', conflict: true },
+    { path: 'b.txt', action: 'conflict', conflict: true, code: null, reason: null, ...NO_DIFF },
   )
   assert.deepEqual(
     ac.planRollback(root, applied).find((i) => i.path === 'b.txt'),
-    { path: 'b.txt', action: 'write', conflict: true },
+    { path: 'b.txt', action: 'write', conflict: true, code: null, reason: null, ...NO_DIFF },
   )
   const report = ac.rollback(root, applied, { onConflict: 'skip' })
   assert.equal(report.ok, true)
@@ -136,8 +139,9 @@ test('guard: recordApplied, then skip leaves a human edit and lists it in confli
 
 test('onConflict: any other value is an argument error, and nothing is touched', async (t) => {
   const { root, snap } = batch(t)
-  // An unknown name is InvalidArg; a value that is not a string, napi's StringExpected.
-  for (const [bad, code] of [['Skip', 'InvalidArg'], ['ignore', 'InvalidArg'], ['', 'InvalidArg'], [1, 'StringExpected'], [true, 'StringExpected']]) {
+  // An unknown name is a RangeError with code invalid_argument; a value that
+  // is not a string, napi's own StringExpected.
+  for (const [bad, code] of [['Skip', 'invalid_argument'], ['ignore', 'invalid_argument'], ['', 'invalid_argument'], [1, 'StringExpected'], [true, 'StringExpected']]) {
     for (const call of [
       () => ac.rollback(root, snap, { onConflict: bad }),
       () => ac.rollbackAsync(root, snap, { onConflict: bad }),
@@ -147,6 +151,7 @@ test('onConflict: any other value is an argument error, and nothing is touched',
       const err = thrown(call)
       assert.ok(err instanceof Error)
       assert.equal(err.code, code, `onConflict ${JSON.stringify(bad)}`)
+      if (code === 'invalid_argument') assert.ok(err instanceof RangeError)
     }
   }
   assert.match(thrown(() => ac.rollback(root, snap, { onConflict: 'ignore' })).message, /'overwrite' or 'skip'/)
@@ -169,6 +174,14 @@ test('key: a string is its UTF-8 bytes; Buffer and Uint8Array are the same key',
   for (const bad of [42, {}, [1, 2]]) {
     assert.equal(thrown(() => ac.createCheckpoint(root, ['a.txt'], { key: bad })).code, 'InvalidArg')
   }
+  // Empty keys and strings that are not valid Unicode are refused: they would
+  // let anyone forge a seal, or let different keys verify each other's.
+  for (const bad of ['', new Uint8Array(0), '\ud800', '\udfff', 'a\ud800b']) {
+    const err = thrown(() => ac.createCheckpoint(root, ['a.txt'], { key: bad }))
+    assert.ok(err instanceof RangeError, JSON.stringify(bad))
+    assert.equal(err.code, 'invalid_argument')
+  }
+  assert.match(ac.createCheckpoint(root, ['a.txt'], { key: '\ufffd' }), /"mac"/)
 })
 
 test('a wrong key: rollback reports unauthenticated, planRollback and recordApplied throw it', (t) => {

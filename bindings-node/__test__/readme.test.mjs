@@ -1,55 +1,40 @@
-// The README's examples run as written (as ES modules importing the package
-// by name, resolved through package.json "exports").
+// Every JavaScript example in the repository's Markdown files (but the wasm
+// package's, which bindings-wasm/tests/readme.test.mjs runs against that
+// package) runs as written: an ES module importing the package by name
+// (resolved through package.json "exports"), run in a fresh directory. The
+// lines it shows as `//> ...` must be exactly what it prints.
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+const here = path.dirname(fileURLToPath(import.meta.url))
+const blocksPy = path.join(here, '..', '..', 'tests', 'readme', 'blocks.py')
+const programs = JSON.parse(
+  execFileSync('python3', [blocksPy, 'js', '--skip', 'bindings-wasm/*'], { encoding: 'utf8' }),
+)
 
-/** The `js` blocks of the README section `heading` (up to the next `## `), in order. */
-function jsBlocks(heading) {
-  const section = readme.split(`\n${heading}\n`)[1]?.split('\n## ')[0] ?? ''
-  return [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1])
-}
-
-/** Runs `code` as an ES module next to this file; its stdout lines. */
-function run(t, name, code) {
-  const file = new URL(`./readme-${name}.tmp.mjs`, import.meta.url)
-  writeFileSync(file, code)
-  t.after(() => rmSync(file, { force: true }))
-  return execFileSync(process.execPath, [file.pathname], { encoding: 'utf8' }).trim().split('\n')
-}
-
-test('README quick start runs and prints what its comments say', (t) => {
-  const blocks = jsBlocks('## Quick start')
-  assert.equal(blocks.length, 1, 'one js block in the quick start')
-  const out = run(t, 'quickstart', blocks[0])
-  assert.deepEqual(out, [
-    "[ 'a.py: file', 'gen/new.py: new' ]",
-    "true [ 'a.py', 'gen/new.py' ]",
-    'true false',
-    'true',
-    'malformed_snapshot',
-    'true path_escapes_root ../outside.txt',
-  ])
+test('the top-level and Node READMEs have examples', () => {
+  const files = new Set(programs.map((p) => p.file))
+  assert.ok(files.has('README.md') && files.has('bindings-node/README.md'), [...files].join(', '))
 })
 
-test('README preview, redo, guard and sealing examples run as one script', (t) => {
-  const blocks = jsBlocks('## Preview, redo, guard, sealing')
-  assert.equal(blocks.length, 4, 'one js block per feature')
-  const out = run(t, 'beyond', blocks.join('\n'))
-  assert.deepEqual(out, [
-    'a.py write',
-    'b.py keep',
-    'new.py remove',
-    'old a',
-    'true new a',
-    "{ path: 'a.py', action: 'conflict', conflict: true }",
-    "true [ 'a.py' ] human edit",
-    'unauthenticated',
-    'unauthenticated',
-    'true',
-  ])
-})
+for (const [i, program] of programs.entries()) {
+  test(`${program.file}:${program.line} (${program.section}) runs and prints what it shows`, (t) => {
+    const file = path.join(here, `readme-${i}.tmp.mjs`)
+    const cwd = mkdtempSync(path.join(tmpdir(), 'readme-'))
+    writeFileSync(file, program.code)
+    t.after(() => {
+      rmSync(file, { force: true })
+      rmSync(cwd, { recursive: true, force: true })
+    })
+    const out = execFileSync(process.execPath, [file], { cwd, encoding: 'utf8' })
+    if (program.shown.length > 0) {
+      assert.deepEqual(out.replace(/\n$/, '').split('\n'), program.shown)
+    }
+  })
+}

@@ -2,20 +2,24 @@
 //! the batch, so that rollback can tell a human's later edits from the batch's.
 
 use napi::bindgen_prelude::AsyncTask;
-use napi::{Env, Task};
+use napi::Env;
 use napi_derive::napi;
 
+use agent_checkpoint::{ParseOptions, RecordOptions, Snapshot};
+
 use crate::checkpoint::open_root;
-use crate::error::{to_js, OrThrow};
-use crate::options::{record_applied_options, RecordAppliedOptions};
+use crate::error::OrThrow;
+use crate::options::{record_options, RecordAppliedOptions};
+use crate::task::{spawn, Work};
 
 fn record_applied_at(
     root: &str,
     checkpoint: &str,
-    allow_git_dir: bool,
-    key: Option<&[u8]>,
+    (parse, options): &(ParseOptions, RecordOptions),
 ) -> agent_checkpoint::Result<String> {
-    agent_checkpoint::record_applied(&open_root(root)?, checkpoint, allow_git_dir, key)
+    let root = open_root(root)?;
+    let snapshot = Snapshot::parse(checkpoint, parse)?;
+    agent_checkpoint::record_applied(&root, &snapshot, options).map(String::from)
 }
 
 /// Returns `checkpoint` with the current (post-batch) state of each captured
@@ -30,50 +34,20 @@ pub fn record_applied(
     checkpoint: String,
     options: Option<RecordAppliedOptions>,
 ) -> napi::Result<String> {
-    let (allow_git_dir, key) = record_applied_options(options);
-    record_applied_at(&root, &checkpoint, allow_git_dir, key.as_deref()).or_throw(env)
-}
-
-/// The work of `recordAppliedAsync`, run on the libuv thread pool.
-pub struct RecordAppliedTask {
-    root: String,
-    checkpoint: String,
-    allow_git_dir: bool,
-    key: Option<Vec<u8>>,
-}
-
-#[napi]
-impl Task for RecordAppliedTask {
-    type Output = agent_checkpoint::Result<String>;
-    type JsValue = String;
-
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        Ok(record_applied_at(
-            &self.root,
-            &self.checkpoint,
-            self.allow_git_dir,
-            self.key.as_deref(),
-        ))
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<String> {
-        output.map_err(|e| to_js(&env, &e))
-    }
+    record_applied_at(&root, &checkpoint, &record_options(env, options)?).or_throw(env)
 }
 
 /// `recordApplied` off the JS thread: resolves to the same text, rejects
-/// with the same `Error`.
-#[napi]
+/// with the same `Error` (argument errors still throw at once).
+#[napi(ts_return_type = "Promise<string>")]
 pub fn record_applied_async(
+    env: &Env,
     root: String,
     checkpoint: String,
     options: Option<RecordAppliedOptions>,
-) -> AsyncTask<RecordAppliedTask> {
-    let (allow_git_dir, key) = record_applied_options(options);
-    AsyncTask::new(RecordAppliedTask {
-        root,
-        checkpoint,
-        allow_git_dir,
-        key,
-    })
+) -> napi::Result<AsyncTask<Work<String, String>>> {
+    let options = record_options(env, options)?;
+    Ok(spawn(move || {
+        record_applied_at(&root, &checkpoint, &options)
+    }))
 }

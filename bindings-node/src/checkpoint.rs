@@ -6,14 +6,19 @@
 //! run exactly the same function in `compute`, so they return the same results.
 
 use agent_checkpoint::root::ambient_authority;
-use agent_checkpoint::CapRoot;
+use agent_checkpoint::{CapRoot, ParseOptions, Snapshot};
 use napi::bindgen_prelude::{AsyncTask, Either};
-use napi::{Env, Task};
+use napi::Env;
 use napi_derive::napi;
 
-use crate::error::{to_js, OrThrow};
+use crate::async_options::{
+    capture_async_options, rollback_async_options, CaptureAsyncOptions, RollbackAsyncOptions,
+};
+use crate::error::OrThrow;
 use crate::options::{capture_options, rollback_options, CaptureOptions, RollbackOptions};
+use crate::progress::reporting;
 use crate::snapshot::RollbackReport;
+use crate::task::{spawn, Work};
 
 /// An operation of a batch: anything with a `file` property naming the path
 /// it will touch (other properties are ignored).
@@ -34,7 +39,7 @@ fn operation_paths(operations: Vec<Either<String, FileOperation>>) -> Vec<String
 }
 
 /// Opens the directory the caller named: the one use of ambient authority.
-pub(crate) fn open_root(root: &str) -> agent_checkpoint::Result<CapRoot> {
+pub(crate) fn open_root(root: impl AsRef<std::path::Path>) -> agent_checkpoint::Result<CapRoot> {
     CapRoot::open(root, ambient_authority())
 }
 
@@ -43,19 +48,23 @@ fn capture_at(
     paths: &[String],
     options: &agent_checkpoint::CaptureOptions,
 ) -> agent_checkpoint::Result<String> {
-    agent_checkpoint::capture(&open_root(root)?, paths, options)
+    agent_checkpoint::capture(&open_root(root)?, paths, options).map(String::from)
 }
 
-fn rollback_at(
-    root: &str,
+/// Rolls `snapshot` back under `root`: an `Err` only when the root cannot
+/// be opened; a refused snapshot is a report with `valid: false`.
+pub(crate) fn rollback_at(
+    root: impl AsRef<std::path::Path>,
     snapshot: &str,
-    options: &agent_checkpoint::RollbackOptions,
-) -> agent_checkpoint::Result<agent_checkpoint::RollbackReport> {
-    Ok(agent_checkpoint::rollback(
-        &open_root(root)?,
-        snapshot,
-        options,
-    ))
+    (parse, options): &(ParseOptions, agent_checkpoint::RollbackOptions),
+) -> agent_checkpoint::Result<RollbackReport> {
+    let root = open_root(root)?;
+    let done = Snapshot::parse(snapshot, parse)
+        .and_then(|snapshot| agent_checkpoint::rollback(&root, &snapshot, options));
+    Ok(match done {
+        Ok(report) => RollbackReport::from(report),
+        Err(e) => RollbackReport::refused(&e),
+    })
 }
 
 /// Snapshots every path `operations` will touch under `root` (a directory)
@@ -70,14 +79,16 @@ pub fn create_checkpoint(
     operations: Vec<Either<String, FileOperation>>,
     options: Option<CaptureOptions>,
 ) -> napi::Result<String> {
-    let options = capture_options(options)?;
+    let options = capture_options(env, options)?;
     capture_at(&root, &operation_paths(operations), &options).or_throw(env)
 }
 
 /// Restores exactly the paths `checkpoint` captured under `root`. Never
-/// throws for a malformed snapshot, nor (with `key`) an unauthenticated one:
-/// the report says `valid: false` with its `errorCode`. Throws only when
-/// `root` cannot be opened, or for a bad option (`code: 'InvalidArg'`).
+/// throws for a snapshot it refuses (malformed; with `key`,
+/// unauthenticated; bytes that contradict their digests; a link that would
+/// leave the root; another root with `strictRoot`): the report says
+/// `valid: false` with its `errorCode`. Throws only when `root` cannot be
+/// opened, or for a bad option (a `RangeError` with `code: 'invalid_argument'`).
 #[napi]
 pub fn rollback(
     env: &Env,
@@ -85,81 +96,40 @@ pub fn rollback(
     checkpoint: String,
     options: Option<RollbackOptions>,
 ) -> napi::Result<RollbackReport> {
-    rollback_at(&root, &checkpoint, &rollback_options(options)?)
-        .map(RollbackReport::from)
-        .or_throw(env)
-}
-
-/// The work of `createCheckpointAsync`, run on the libuv thread pool.
-pub struct CaptureTask {
-    root: String,
-    paths: Vec<String>,
-    options: agent_checkpoint::CaptureOptions,
-}
-
-#[napi]
-impl Task for CaptureTask {
-    type Output = agent_checkpoint::Result<String>;
-    type JsValue = String;
-
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        Ok(capture_at(&self.root, &self.paths, &self.options))
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<String> {
-        output.map_err(|e| to_js(&env, &e))
-    }
+    rollback_at(&root, &checkpoint, &rollback_options(env, options)?).or_throw(env)
 }
 
 /// `createCheckpoint` off the JS thread: resolves to the same snapshot text,
 /// rejects with the same `Error` (argument errors still throw at once).
-#[napi]
+/// `onProgress` is called as files are read; the promise settles after its
+/// last call.
+#[napi(ts_return_type = "Promise<string>")]
 pub fn create_checkpoint_async(
+    env: &Env,
     root: String,
     operations: Vec<Either<String, FileOperation>>,
-    options: Option<CaptureOptions>,
-) -> napi::Result<AsyncTask<CaptureTask>> {
-    Ok(AsyncTask::new(CaptureTask {
-        root,
-        paths: operation_paths(operations),
-        options: capture_options(options)?,
+    options: Option<CaptureAsyncOptions>,
+) -> napi::Result<AsyncTask<Work<String, String>>> {
+    let paths = operation_paths(operations);
+    let (options, progress) = capture_async_options(env, options)?;
+    Ok(spawn(move || {
+        reporting(progress, || capture_at(&root, &paths, &options))
     }))
-}
-
-/// The work of `rollbackAsync`, run on the libuv thread pool.
-pub struct RollbackTask {
-    root: String,
-    checkpoint: String,
-    options: agent_checkpoint::RollbackOptions,
-}
-
-#[napi]
-impl Task for RollbackTask {
-    type Output = agent_checkpoint::Result<agent_checkpoint::RollbackReport>;
-    type JsValue = RollbackReport;
-
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        Ok(rollback_at(&self.root, &self.checkpoint, &self.options))
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<RollbackReport> {
-        output
-            .map(RollbackReport::from)
-            .map_err(|e| to_js(&env, &e))
-    }
 }
 
 /// `rollback` off the JS thread: resolves to the same report; rejects only
 /// when `root` cannot be opened (a bad option still throws at once).
-#[napi]
+/// `onProgress` is called as paths are checked, then restored; the promise
+/// settles after its last call.
+#[napi(ts_return_type = "Promise<RollbackReport>")]
 pub fn rollback_async(
+    env: &Env,
     root: String,
     checkpoint: String,
-    options: Option<RollbackOptions>,
-) -> napi::Result<AsyncTask<RollbackTask>> {
-    Ok(AsyncTask::new(RollbackTask {
-        root,
-        checkpoint,
-        options: rollback_options(options)?,
+    options: Option<RollbackAsyncOptions>,
+) -> napi::Result<AsyncTask<Work<RollbackReport, RollbackReport>>> {
+    let (options, progress) = rollback_async_options(env, options)?;
+    Ok(spawn(move || {
+        reporting(progress, || rollback_at(&root, &checkpoint, &options))
     }))
 }

@@ -4,22 +4,34 @@
 //! (see [`error`]); there are no semantics here. Names are the core's in
 //! camelCase. This file holds the naming layer (IDs, refs, shadow branches,
 //! prompts); [`checkpoint`] capture and rollback, [`plan`] the rollback
-//! preview, [`applied`] `recordApplied`, [`options`] the option objects,
-//! [`snapshot`] the snapshot helpers and the report, [`queue`] the push queue.
+//! preview and [`diff`] its diffs, [`applied`] `recordApplied`, [`options`]
+//! the option objects ([`async_options`] those taking [`progress`] callbacks),
+//! [`snapshot`] the snapshot helpers and the report, [`queue`] the push queue,
+//! [`store`] the git checkpoint store, [`store_shadow`] its shadow branches,
+//! [`store_remote`] its push and fetch,
+//! [`redact`] secret redaction.
 
 pub mod applied;
+pub mod async_options;
 pub mod checkpoint;
+pub mod diff;
 pub mod error;
 pub mod options;
 pub mod plan;
+pub mod progress;
 pub mod queue;
+pub mod redact;
 pub mod snapshot;
+pub mod store;
+pub mod store_remote;
+pub mod store_shadow;
+pub mod task;
 
-use agent_checkpoint::{id, prompts, refs};
+use agent_checkpoint_naming::{id, prompts, refs};
 use napi::Env;
 use napi_derive::napi;
 
-use error::{invalid_arg, OrThrow};
+use error::{invalid_value, OrThrow};
 
 /// The separator between prompts in `prompt.txt`: a blank line, `---`, a blank line.
 #[napi]
@@ -63,7 +75,8 @@ pub fn checkpoint_id_kind(id: String) -> IdKind {
     match id::checkpoint_id_kind(&id) {
         id::IdKind::Legacy => IdKind::Legacy,
         id::IdKind::Ulid => IdKind::Ulid,
-        id::IdKind::Unknown => IdKind::Unknown,
+        // A kind this binding does not know yet reads as unknown.
+        _ => IdKind::Unknown,
     }
 }
 
@@ -92,9 +105,11 @@ pub fn new_ulid(env: &Env, timestamp_ms: Option<f64>) -> napi::Result<String> {
         None => None,
         Some(ms) if ms.is_finite() && ms >= 0.0 && ms.fract() == 0.0 => Some(ms as u64),
         Some(ms) => {
-            return Err(invalid_arg(format!(
-                "timestampMs must be a non-negative integer, got {ms}"
-            )))
+            return Err(invalid_value(
+                env,
+                "timestampMs",
+                format!("must be a non-negative integer, got {ms}"),
+            ))
         }
     };
     id::new_ulid(timestamp_ms)
@@ -141,19 +156,25 @@ pub fn parse_ref(name: String) -> Option<String> {
 }
 
 /// `entire/<first 7 of baseCommit>-<hashWorktreeId(worktreeId)>`;
-/// `worktreeId` defaults to `""` (the main worktree).
+/// `worktreeId` defaults to `""` (the main worktree). `baseCommit` must be a
+/// commit id (1 to 64 hex digits): anything else throws `invalid_argument`,
+/// so the result is always a valid git ref name.
 #[napi]
-pub fn shadow_branch_name(base_commit: String, worktree_id: Option<String>) -> String {
-    refs::shadow_branch_name(&base_commit, worktree_id.as_deref().unwrap_or(""))
+pub fn shadow_branch_name(
+    env: &Env,
+    base_commit: String,
+    worktree_id: Option<String>,
+) -> napi::Result<String> {
+    refs::shadow_branch_name(&base_commit, worktree_id.as_deref().unwrap_or("")).or_throw(env)
 }
 
 /// Splits a shadow branch name at its last `-`, else `null` if it does not
 /// start with `entire/`.
 #[napi]
 pub fn parse_shadow_branch_name(name: String) -> Option<ShadowBranch> {
-    refs::parse_shadow_branch_name(&name).map(|(commit_prefix, worktree_hash)| ShadowBranch {
-        commit_prefix,
-        worktree_hash,
+    refs::parse_shadow_branch_name(&name).map(|b| ShadowBranch {
+        commit_prefix: b.commit_prefix,
+        worktree_hash: b.worktree_hash,
     })
 }
 

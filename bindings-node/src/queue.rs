@@ -1,15 +1,19 @@
 //! `PushQueue`: the JSONL list of checkpoint refs awaiting push.
 
+use std::sync::Arc;
+
+use napi::bindgen_prelude::AsyncTask;
 use napi::Env;
 use napi_derive::napi;
 
 use crate::error::OrThrow;
+use crate::task::{spawn, Work};
 
 /// The push queue of one repository, kept in `directory` (the git common
 /// dir). Every method locks the queue for its whole duration.
 #[napi]
 pub struct PushQueue {
-    inner: agent_checkpoint::queue::PushQueue,
+    inner: Arc<agent_checkpoint_naming::queue::PushQueue>,
 }
 
 #[napi]
@@ -18,7 +22,7 @@ impl PushQueue {
     #[napi(constructor)]
     pub fn new(directory: String) -> PushQueue {
         PushQueue {
-            inner: agent_checkpoint::queue::PushQueue::new(directory),
+            inner: Arc::new(agent_checkpoint_naming::queue::PushQueue::new(directory)),
         }
     }
 
@@ -51,18 +55,55 @@ impl PushQueue {
     /// removed, but the file is compacted when it held duplicates or junk.
     #[napi]
     pub fn drain(&self, env: &Env) -> napi::Result<Vec<String>> {
-        self.inner.drain().or_throw(env)
+        self.inner.drain().map(|d| d.refs).or_throw(env)
     }
 
     /// Like `drain`, but never rewrites the queue file.
     #[napi]
     pub fn peek(&self, env: &Env) -> napi::Result<Vec<String>> {
-        self.inner.peek().or_throw(env)
+        self.inner.peek().map(|d| d.refs).or_throw(env)
     }
 
     /// Removes every entry of `refs`, keeping refs enqueued since a drain.
     #[napi]
     pub fn remove(&self, env: &Env, refs: Vec<String>) -> napi::Result<()> {
         self.inner.remove(&refs).or_throw(env)
+    }
+
+    /// `enqueue` off the JavaScript thread (the lock may wait for another
+    /// process): resolves when the ref is written, rejects with the same
+    /// `Error`.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn enqueue_async(&self, ref_name: String) -> AsyncTask<Work<(), ()>> {
+        let queue = Arc::clone(&self.inner);
+        spawn(move || queue.enqueue(&ref_name))
+    }
+
+    /// `enqueueAll` off the JavaScript thread.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn enqueue_all_async(&self, refs: Vec<String>) -> AsyncTask<Work<(), ()>> {
+        let queue = Arc::clone(&self.inner);
+        spawn(move || queue.enqueue_all(&refs))
+    }
+
+    /// `drain` off the JavaScript thread.
+    #[napi(ts_return_type = "Promise<string[]>")]
+    pub fn drain_async(&self) -> AsyncTask<Work<Vec<String>, Vec<String>>> {
+        let queue = Arc::clone(&self.inner);
+        spawn(move || queue.drain().map(|d| d.refs))
+    }
+
+    /// `peek` off the JavaScript thread.
+    #[napi(ts_return_type = "Promise<string[]>")]
+    pub fn peek_async(&self) -> AsyncTask<Work<Vec<String>, Vec<String>>> {
+        let queue = Arc::clone(&self.inner);
+        spawn(move || queue.peek().map(|d| d.refs))
+    }
+
+    /// `remove` off the JavaScript thread.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn remove_async(&self, refs: Vec<String>) -> AsyncTask<Work<(), ()>> {
+        let queue = Arc::clone(&self.inner);
+        spawn(move || queue.remove(&refs))
     }
 }

@@ -1,51 +1,108 @@
 //! What JavaScript sees of a snapshot and of a rollback: the report, the
 //! captured paths, and the read-only helpers that need no filesystem.
 
-use std::collections::HashMap;
-
 use napi::Env;
 use napi_derive::napi;
 
-use crate::error::{ErrorCode, OrThrow};
+use crate::error::OrThrow;
+
+/// One path a rollback could not restore, or that its redo cannot carry.
+#[napi(object)]
+pub struct PathProblem {
+    /// The canonical path.
+    pub path: String,
+    /// The stable error code (`conflict`, `not_a_directory`, `io`, ...).
+    #[napi(ts_type = "ErrorCode")]
+    pub code: String,
+    /// Why, in words.
+    pub reason: String,
+}
 
 /// What a rollback did.
 #[napi(object, use_nullable = true)]
 pub struct RollbackReport {
     /// Paths now as captured, sorted.
     pub restored: Vec<String>,
-    /// Paths that could not be restored, sorted (reasons in `failures`).
-    pub unrestored: Vec<String>,
+    /// Paths that could not be restored, sorted, each with its code and reason.
+    pub unrestored: Vec<PathProblem>,
     /// Paths left as they were because they changed after the batch
     /// (`onConflict: 'skip'`), sorted: neither restored nor unrestored.
     pub conflicts: Vec<String>,
-    /// Whether the snapshot was well-formed (and so was applied).
+    /// Whether the snapshot was accepted (and so was applied).
     pub valid: bool,
     /// Valid, and every path restored.
     pub ok: bool,
-    /// Each unrestored path and why.
-    pub failures: HashMap<String, String>,
     /// Why the snapshot was refused (`malformed_snapshot`, ...); `null` when valid.
-    pub error_code: Option<ErrorCode>,
+    #[napi(ts_type = "ErrorCode")]
+    pub error_code: Option<String>,
     /// The refusal's message; `null` when valid.
     pub error: Option<String>,
+    /// The plan this rollback carried out (what `planRollback` says).
+    pub plan: Vec<crate::plan::PlanItem>,
     /// The captured paths as they were just before this rollback: rolling
     /// it back brings the batch's result back. `null` when refused, or with
     /// `redo: false`.
     pub redo: Option<String>,
+    /// Captured paths the redo cannot carry, and why.
+    pub not_in_redo: Vec<PathProblem>,
+    /// The root the snapshot was taken under, when it is not this one.
+    pub other_root: Option<String>,
+}
+
+impl RollbackReport {
+    /// The report of a snapshot refused as a whole: nothing was touched.
+    pub(crate) fn refused(error: &agent_checkpoint::Error) -> RollbackReport {
+        RollbackReport {
+            restored: Vec::new(),
+            unrestored: Vec::new(),
+            conflicts: Vec::new(),
+            valid: false,
+            ok: false,
+            error_code: Some(error.code().as_str().to_owned()),
+            error: Some(error.to_string()),
+            plan: Vec::new(),
+            redo: None,
+            not_in_redo: Vec::new(),
+            other_root: None,
+        }
+    }
 }
 
 impl From<agent_checkpoint::RollbackReport> for RollbackReport {
     fn from(report: agent_checkpoint::RollbackReport) -> RollbackReport {
         RollbackReport {
-            valid: report.valid(),
+            valid: true,
             ok: report.ok(),
-            failures: report.failures().into_iter().collect(),
-            error_code: report.error_code().map(ErrorCode::from),
-            error: report.error.as_ref().map(ToString::to_string),
-            unrestored: report.unrestored.into_iter().map(|u| u.path).collect(),
+            error_code: None,
+            error: None,
+            unrestored: report
+                .unrestored
+                .into_iter()
+                .map(|u| PathProblem {
+                    path: u.path,
+                    code: u.code.as_str().to_owned(),
+                    reason: u.reason,
+                })
+                .collect(),
+            not_in_redo: report
+                .not_in_redo
+                .into_iter()
+                .map(|n| PathProblem {
+                    path: n.path,
+                    code: n.code.as_str().to_owned(),
+                    reason: n.reason,
+                })
+                .collect(),
             restored: report.restored,
             conflicts: report.conflicts,
-            redo: report.redo,
+            other_root: report.plan.other_root.clone(),
+            plan: report
+                .plan
+                .items
+                .into_iter()
+                .map(crate::plan::PlanItem::from)
+                .collect(),
+            redo: report.redo.map(String::from),
         }
     }
 }
@@ -83,9 +140,10 @@ impl From<agent_checkpoint::CapturedPath> for CapturedPath {
         CapturedPath {
             path: item.path,
             kind: match item.kind {
-                agent_checkpoint::CapturedKind::File => CapturedKind::File,
                 agent_checkpoint::CapturedKind::New => CapturedKind::New,
                 agent_checkpoint::CapturedKind::Link => CapturedKind::Link,
+                // A file, and any kind a newer core adds.
+                _ => CapturedKind::File,
             },
             // Exact: no captured file comes near 2^53 bytes.
             size: item.size.map(|n| n as f64),
