@@ -9,12 +9,19 @@ import init, {
   newUlid,
   planRollback,
   recordApplied,
+  redactBlob,
+  redactJson,
+  redactText,
+  Redactor,
   rollback,
+  type BlobRedaction,
   type CheckpointError,
+  type Finding,
+  type Redaction,
   type CheckpointFs,
   type FsStat,
   type PlanItem,
-  type RollbackResult,
+  type RollbackReport,
 } from '../pkg/web/agent_checkpoint_wasm.js'
 
 const fsError = (code: string, message: string): Error => Object.assign(new Error(message), { code })
@@ -32,6 +39,14 @@ class EditorBuffers implements CheckpointFs {
   }
   readFile(path: string): Uint8Array | null {
     return this.files.get(path)?.data ?? null
+  }
+  readDir(path: string): string[] {
+    const prefix = path === '' ? '' : `${path}/`
+    const names = new Set<string>()
+    for (const p of [...this.files.keys(), ...this.dirs]) {
+      if (p.startsWith(prefix)) names.add(p.slice(prefix.length).split('/')[0])
+    }
+    return [...names]
   }
   writeFile(path: string, data: Uint8Array, mode: number, _durable: boolean): void {
     this.files.set(path, { data: data.slice(), mode })
@@ -56,7 +71,7 @@ class EditorBuffers implements CheckpointFs {
   }
 }
 
-export async function demo(): Promise<RollbackResult> {
+export async function demo(): Promise<RollbackReport> {
   await init() // fetches agent_checkpoint_wasm_bg.wasm next to the module
   const buffers = new EditorBuffers()
   const utf8 = new TextEncoder()
@@ -83,6 +98,7 @@ export async function demo(): Promise<RollbackResult> {
   const plan: PlanItem[] = planRollback(buffers, applied, { onConflict: 'skip', key })
   const guarded = rollback(buffers, applied, { onConflict: 'skip', key })
   console.log(plan.map((item) => `${item.action} ${item.path}`), guarded.conflicts, guarded.redo !== null)
+  for (const problem of guarded.unrestored) console.log(problem.path, problem.code, problem.reason)
 
   // The bundled in-memory filesystem implements the same interface.
   const memory: CheckpointFs = new MemoryFs('/workspace')
@@ -92,5 +108,16 @@ export async function demo(): Promise<RollbackResult> {
     const error = e as CheckpointError
     console.assert(error.code === 'path_escapes_root', error.message)
   }
+
+  // The prompt and transcript the app keeps beside the checkpoint, redacted first.
+  const prompt: string = redactText('deploy with key AKIAYRWQG5EJLPZLBYNP', { personalData: true })
+  const transcript: string = redactJson('{"role": "user", "content": "hi"}\n', { rules: [['ticket', 'TICKET-[0-9]+']] })
+  const blob: Uint8Array = redactBlob('notes.txt', utf8.encode(prompt))
+  const redactor = new Redactor({ rules: [['ticket', 'TICKET-[0-9]+']] })
+  const found: Redaction = redactor.redactTextWithFindings(transcript)
+  const first: Finding | undefined = found.findings[0]
+  const bytes: BlobRedaction = redactor.redactBlobWithFindings('a.jsonl', blob)
+  console.log(first?.rule, first?.start, bytes.output.length, redactor.ruleNames, redactor.personalData)
+  redactor.free()
   return result
 }

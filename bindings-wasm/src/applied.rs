@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::js_result;
 use crate::js_root::{CheckpointFs, JsRoot};
-use crate::options::{record_applied_options, JsRecordAppliedOptions};
+use crate::options::{record_options, JsRecordAppliedOptions};
 
 /// Returns `checkpoint` with the current (post-batch) state of each captured
 /// path under `fs` recorded, for `rollback` / `planRollback` with
@@ -19,11 +19,10 @@ pub fn record_applied(
     options: Option<JsRecordAppliedOptions>,
 ) -> Result<String, JsValue> {
     let root = JsRoot::new(fs)?;
-    let (allow_git_dir, key) = record_applied_options(options.as_ref())?;
-    js_result(agent_checkpoint::record_applied(
-        &root,
-        checkpoint,
-        allow_git_dir,
-        key.as_deref(),
-    ))
+    let (parse, options) = record_options(options.as_ref())?;
+    js_result(
+        agent_checkpoint::Snapshot::parse(checkpoint, &parse)
+            .and_then(|snapshot| agent_checkpoint::record_applied(&root, &snapshot, &options))
+            .map(String::from),
+    )
 }

@@ -3,25 +3,9 @@
 use agent_checkpoint::{Error, ErrorCode};
 use wasm_bindgen::prelude::*;
 
-/// The `.code` a JS caller sees for `code`.
-///
-/// Spelled out (no catch-all) so that a new core code is a compile error
-/// here until this host decides how to show it.
+/// The `.code` a JS caller sees for `code`: the core's snake_case name.
 pub fn js_code(code: ErrorCode) -> &'static str {
-    match code {
-        ErrorCode::InvalidCheckpointId => "invalid_checkpoint_id",
-        ErrorCode::InvalidRefName => "invalid_ref_name",
-        ErrorCode::InvalidPath => "invalid_path",
-        ErrorCode::PathEscapesRoot => "path_escapes_root",
-        ErrorCode::NotAFile => "not_a_file",
-        ErrorCode::MalformedSnapshot => "malformed_snapshot",
-        ErrorCode::UnsupportedVersion => "unsupported_version",
-        ErrorCode::TooLarge => "too_large",
-        ErrorCode::Unauthenticated => "unauthenticated",
-        ErrorCode::NotFound => "not_found",
-        ErrorCode::PermissionDenied => "permission_denied",
-        ErrorCode::Io => "io",
-    }
+    code.as_str()
 }
 
 /// A JS `Error` with `message`, `code` and (when known) `path`.
@@ -40,13 +24,17 @@ pub fn with_code(message: &str, code: &str, path: Option<&str>) -> JsValue {
     js.into()
 }
 
-/// The `.code` of an argument whose value is unusable (an unknown
-/// `onConflict`), spelled as the Node package (napi-rs) spells it.
-pub const INVALID_ARG: &str = "InvalidArg";
-
-/// A JS `Error` with `code: 'InvalidArg'` for an unusable argument value.
-pub fn invalid_arg(message: &str) -> JsValue {
-    with_code(message, INVALID_ARG, None)
+/// A JS `RangeError` with `code: 'invalid_argument'` for an argument whose
+/// value is unusable (an unknown `onConflict`, an empty key), as in the
+/// Node package.
+pub fn invalid_value(name: &str, reason: &str) -> JsValue {
+    let js = js_sys::RangeError::new(&format!("invalid {name}: {reason}"));
+    let _ = js_sys::Reflect::set(
+        &js,
+        &"code".into(),
+        &ErrorCode::InvalidArgument.as_str().into(),
+    );
+    js.into()
 }
 
 /// A JS `TypeError` for an argument of the wrong shape (not a core error).
@@ -65,7 +53,7 @@ mod tests {
 
     #[test]
     fn codes_match_the_core_spelling() {
-        for code in ErrorCode::ALL {
+        for &code in ErrorCode::ALL {
             assert_eq!(js_code(code), code.as_str());
         }
     }

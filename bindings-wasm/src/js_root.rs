@@ -9,7 +9,9 @@
 
 use std::io;
 
-use agent_checkpoint::root::{EntryKind, Metadata, Root};
+use agent_checkpoint::root::{
+    check_expect, walk_parents, EntryKind, Expect, Metadata, Parents, Root, WriteOptions,
+};
 use agent_checkpoint::{Error, RelPath, Result};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -25,6 +27,9 @@ extern "C" {
 
     #[wasm_bindgen(method, catch, js_name = readFile)]
     fn read_file(this: &CheckpointFs, path: &str) -> std::result::Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(method, catch, js_name = readDir)]
+    fn read_dir(this: &CheckpointFs, path: &str) -> std::result::Result<JsValue, JsValue>;
 
     #[wasm_bindgen(method, catch, js_name = writeFile)]
     fn write_file(
@@ -79,20 +84,8 @@ impl<'a> JsRoot<'a> {
     /// Every ancestor of `path` must be a directory. `Ok(false)` when one is
     /// missing or not a directory; an error when one is a symlink.
     fn parents_are_dirs(&self, path: &RelPath) -> Result<bool> {
-        for dir in path.ancestors() {
-            match self.stat_path(dir.as_str())?.map(|m| m.kind) {
-                Some(EntryKind::Dir) => {}
-                Some(EntryKind::Symlink) => {
-                    return Err(io_error(
-                        path,
-                        io::ErrorKind::NotADirectory,
-                        "a parent is a symlink (not followed)",
-                    ))
-                }
-                Some(EntryKind::File | EntryKind::Other) | None => return Ok(false),
-            }
-        }
-        Ok(true)
+        let walked = walk_parents(path, |dir| self.stat_path(dir.as_str()))?;
+        Ok(walked == Parents::Dirs)
     }
 
     fn check_parents(&self, path: &RelPath) -> Result<()> {
@@ -118,6 +111,27 @@ impl<'a> JsRoot<'a> {
         }
         Ok(meta)
     }
+
+    /// The last look before a replace: `options.expect`, then an empty
+    /// directory there goes when allowed.
+    fn prepare_replace(&self, path: &RelPath, options: &WriteOptions) -> Result<()> {
+        self.check_parents(path)?;
+        let found = self.stat_path(path.as_str())?;
+        check_expect(path, found.as_ref(), options.expect)?;
+        if found.is_some_and(|m| m.kind == EntryKind::Dir) {
+            if !options.replace_empty_dir {
+                return Err(io_error(
+                    path,
+                    io::ErrorKind::IsADirectory,
+                    "is a directory",
+                ));
+            }
+            self.fs
+                .rmdir(path.as_str())
+                .map_err(|e| js_io_error(path.as_str(), &e))?;
+        }
+        Ok(())
+    }
 }
 
 impl Root for JsRoot<'_> {
@@ -142,11 +156,7 @@ impl Root for JsRoot<'_> {
         let too_large = |size: u64| {
             max_bytes
                 .filter(|l| size > *l)
-                .map(|limit| Error::TooLarge {
-                    what: format!("file {path}"),
-                    size,
-                    limit,
-                })
+                .map(|limit| Error::file_too_large(path.as_str(), size, limit))
         };
         if let Some(e) = too_large(meta.len) {
             return Err(e);
@@ -165,11 +175,43 @@ impl Root for JsRoot<'_> {
                 "readFile must return a Uint8Array or null",
             ));
         };
-        let bytes = array.to_vec();
-        match too_large(bytes.len() as u64) {
-            Some(e) => Err(e),
-            None => Ok(bytes),
+        // Checked before anything is copied into wasm memory: a `stat` that
+        // under-reports the size cannot make a huge allocation.
+        if let Some(e) = too_large(u64::from(array.length())) {
+            return Err(e);
         }
+        Ok(array.to_vec())
+    }
+
+    fn read_dir(&self, dir: Option<&RelPath>) -> Result<Vec<String>> {
+        let shown = dir.map_or("", RelPath::as_str);
+        if let Some(d) = dir {
+            self.check_parents(d)?;
+        }
+        let value = self
+            .fs
+            .read_dir(shown)
+            .map_err(|e| js_io_error(shown, &e))?;
+        let array = value.dyn_ref::<js_sys::Array>().ok_or_else(|| {
+            Error::io(
+                shown,
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "readDir must return an array of names",
+                ),
+            )
+        })?;
+        array
+            .iter()
+            .map(|name| {
+                name.as_string().ok_or_else(|| {
+                    Error::io(
+                        shown,
+                        io::Error::new(io::ErrorKind::InvalidData, "readDir names must be strings"),
+                    )
+                })
+            })
+            .collect()
     }
 
     fn read_link(&self, path: &RelPath) -> Result<String> {
@@ -187,27 +229,27 @@ impl Root for JsRoot<'_> {
         })
     }
 
-    fn write_file(&self, path: &RelPath, bytes: &[u8], mode: u32, durable: bool) -> Result<()> {
-        self.check_parents(path)?;
-        self.refuse_dir(path)?;
+    fn write_file(&self, path: &RelPath, bytes: &[u8], options: &WriteOptions) -> Result<()> {
+        self.prepare_replace(path, options)?;
         // A copy owned by JS: a view into wasm memory could change under the callee.
         let data = js_sys::Uint8Array::from(bytes);
         self.fs
-            .write_file(path.as_str(), &data, mode & 0o7777, durable)
+            .write_file(path.as_str(), &data, options.mode & 0o7777, options.durable)
             .map_err(|e| js_io_error(path.as_str(), &e))
     }
 
-    fn write_link(&self, path: &RelPath, target: &str) -> Result<()> {
-        self.check_parents(path)?;
-        self.refuse_dir(path)?;
+    fn write_link(&self, path: &RelPath, target: &str, options: &WriteOptions) -> Result<()> {
+        self.prepare_replace(path, options)?;
         self.fs
             .write_link(path.as_str(), target)
             .map_err(|e| js_io_error(path.as_str(), &e))
     }
 
-    fn remove_file(&self, path: &RelPath) -> Result<()> {
+    fn remove_file(&self, path: &RelPath, expect: Expect) -> Result<()> {
         self.check_parents(path)?;
-        if self.refuse_dir(path)?.is_none() {
+        let found = self.refuse_dir(path)?;
+        check_expect(path, found.as_ref(), expect)?;
+        if found.is_none() {
             return Err(io_error(path, io::ErrorKind::NotFound, "no such file"));
         }
         self.fs
@@ -301,12 +343,19 @@ fn parse_stat(path: &str, value: &JsValue) -> Result<Option<Metadata>> {
             .filter(|n| *n >= 0.0)
             .unwrap_or(default)
     };
-    Ok(Some(Metadata {
+    // JS numbers are exact to 2^53; sizes never come near.
+    let meta = Metadata::new(
         kind,
-        // JS numbers are exact to 2^53; sizes never come near.
-        len: number("size", 0.0) as u64,
-        mode: (number("mode", 420.0) as u32) & 0o7777,
-    }))
+        number("size", 0.0) as u64,
+        (number("mode", 420.0) as u32) & 0o7777,
+    );
+    // Optional: anything that changes when the entry does (a version
+    // counter, `mtimeMs`), for the last look of a guarded rollback.
+    let stamp = ["version", "mtimeMs"]
+        .iter()
+        .find_map(|name| field(name).as_f64())
+        .map_or(0, f64::to_bits);
+    Ok(Some(meta.with_stamp(stamp)))
 }
 
 /// A value thrown by a JS filesystem method, as a core I/O error about `path`.

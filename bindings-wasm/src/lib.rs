@@ -7,16 +7,21 @@
 //! (see [`js_root`]), or the bundled in-memory [`memory_fs::MemoryFs`]. There
 //! is no real filesystem on `wasm32-unknown-unknown`; the JS side brings one.
 //!
+//! Secret redaction ([`redact`]): `redactText`, `redactJson`, `redactBlob`
+//! and the `Redactor` class, as in the Node package.
+//!
 //! Each function converts its arguments, calls the core and maps the error
 //! (an `Error` with `.code`, see [`error`]); no semantics live here.
 
 pub mod applied;
+pub mod diff;
 pub mod error;
 pub mod js_root;
 pub mod memory_fs;
 pub mod naming;
 pub mod options;
 pub mod plan;
+pub mod redact;
 pub mod snapshot;
 
 use wasm_bindgen::prelude::*;
@@ -27,9 +32,12 @@ use wasm_bindgen::prelude::*;
 const TS_TYPES: &'static str = r#"
 /** The stable error codes (`err.code` of every error this package throws). */
 export type ErrorCode =
-  | "invalid_checkpoint_id" | "invalid_ref_name" | "invalid_path" | "path_escapes_root"
-  | "not_a_file" | "malformed_snapshot" | "unsupported_version" | "too_large"
-  | "unauthenticated" | "not_found" | "permission_denied" | "io";
+  | "invalid_checkpoint_id" | "invalid_ref_name" | "invalid_path"
+  | "path_escapes_root" | "not_a_file" | "not_a_directory" | "malformed_snapshot"
+  | "unsupported_version" | "too_large" | "invalid_argument" | "invalid_pattern"
+  | "unauthenticated" | "root_mismatch" | "not_found" | "no_transcript"
+  | "not_a_repository" | "corrupt_object" | "ref_busy" | "conflict"
+  | "remote_unreachable" | "auth_failed" | "rejected" | "permission_denied" | "io";
 
 /** Every error thrown by this package: a plain `Error` with a stable `code`. */
 export interface CheckpointError extends Error {
@@ -45,6 +53,14 @@ export interface FsStat {
   size?: number;
   /** Permission bits (`mode & 0o7777`), default 0o644. */
   mode?: number;
+  /**
+   * Optional: a number that changes whenever the entry does (a version
+   * counter; `mtimeMs` is used when this is absent). A guarded rollback
+   * (`onConflict: "skip"`) compares it right before each write, to leave
+   * alone a file saved while it ran.
+   */
+  version?: number;
+  mtimeMs?: number;
 }
 
 /**
@@ -66,6 +82,12 @@ export interface CheckpointFs {
   stat(path: string): FsStat | null;
   /** The bytes of the regular file at `path`, or `null` when nothing is there. */
   readFile(path: string): Uint8Array | null;
+  /**
+   * The names of the entries of the directory `path` (`""` is the root), in
+   * any order. Rollback lists a directory it wants gone to tell whether it
+   * holds anything the snapshot does not cover.
+   */
+  readDir(path: string): string[];
   /**
    * Atomically replaces the file or symlink at `path` with a regular file holding
    * `data` and permission bits `mode` (never a partial write). The parent exists.
@@ -98,7 +120,7 @@ export type SealingKey = string | Uint8Array;
 /**
  * What rollback does with a path changed after the batch (known only after
  * `recordApplied`): restore it anyway, or leave it and list it in `conflicts`.
- * Any other value throws an `Error` with `code: 'InvalidArg'`.
+ * Any other value throws a `RangeError` with `code: "invalid_argument"`.
  */
 export type OnConflict = "overwrite" | "skip";
 
@@ -113,6 +135,8 @@ export interface CaptureOptions {
    * then refuses it if it was altered (`unauthenticated`).
    */
   key?: SealingKey;
+  /** Record the root's `absolutePath` in the snapshot (default `true`). */
+  recordRoot?: boolean;
 }
 
 /** Options of `rollback`. */
@@ -127,9 +151,21 @@ export interface RollbackOptions {
   key?: SealingKey;
   /** Return the `redo` snapshot (default `true`); `false` saves reading every captured path first. */
   redo?: boolean;
+  /** Restore set-user-id / set-group-id bits (default `false`: never). */
+  restoreSetid?: boolean;
+  /** Refuse (`root_mismatch`) a snapshot taken under another root (default: `otherRoot` says so). */
+  strictRoot?: boolean;
+  /** The largest current file read into memory for the redo (default 256 MiB). */
+  maxFileBytes?: number;
 }
 
-/** Options of `planRollback`: those of `rollback` that change what it would do. */
+/**
+ * Options of `planRollback`: those of `rollback` that change what it would
+ * do, and the diffs. No option of this package takes a progress callback
+ * (the Node and Python packages have one): every call here is synchronous,
+ * so the JavaScript thread could not run it, and `wasm32-unknown-unknown`
+ * has no clock to throttle reports with.
+ */
 export interface PlanOptions {
   /** Accept snapshot keys with a `.git` component (refused by default). */
   allowGitDir?: boolean;
@@ -137,6 +173,20 @@ export interface PlanOptions {
   onConflict?: OnConflict;
   /** Throw `unauthenticated` unless the snapshot is sealed with this key. */
   key?: SealingKey;
+  /** As in `rollback`. */
+  restoreSetid?: boolean;
+  /** As in `rollback`. */
+  strictRoot?: boolean;
+  /**
+   * Describe each change (`PlanItem.diff`, `diffSummary`, `hunks`): a unified
+   * diff where one can be shown, one line otherwise (default `false`: it
+   * reads every file the rollback would rewrite).
+   */
+  diff?: boolean;
+  /** Unchanged lines shown around each change (default 3). */
+  diffContext?: number;
+  /** Files larger than this on either side get one line instead of a line diff (default 1 MiB). */
+  diffMaxBytes?: number;
 }
 
 /** Options of `recordApplied`. */
@@ -147,20 +197,28 @@ export interface RecordAppliedOptions {
   key?: SealingKey;
 }
 
-/** What `rollback` did. It never throws for a malformed snapshot: `valid` is then false. */
-export interface RollbackResult {
+/** One path a rollback could not restore, or that its redo cannot carry. */
+export interface PathProblem {
+  path: string;
+  code: ErrorCode;
+  reason: string;
+}
+
+/**
+ * What `rollback` did. It never throws for a snapshot it refuses: `valid`
+ * is then false, with `errorCode`, and nothing was touched.
+ */
+export interface RollbackReport {
   /** Paths now as captured, sorted. */
   restored: string[];
-  /** Paths that could not be restored, sorted. */
-  unrestored: string[];
+  /** Paths that could not be restored, sorted, each with its code and reason. */
+  unrestored: PathProblem[];
   /**
    * Paths left as they were because they changed after the batch
    * (`onConflict: "skip"`), sorted: neither restored nor unrestored.
    */
   conflicts: string[];
-  /** Why each unrestored path failed. */
-  failures: Record<string, string>;
-  /** Whether the snapshot was well-formed (and so applied). */
+  /** Whether the snapshot was accepted (and so applied). */
   valid: boolean;
   /** Valid, and every path restored. */
   ok: boolean;
@@ -168,24 +226,35 @@ export interface RollbackResult {
   errorCode: ErrorCode | null;
   /** The message of the refusal when `valid` is false, else `null`. */
   error: string | null;
+  /** The plan this rollback carried out (what `planRollback` says). */
+  plan: PlanItem[];
   /**
    * The captured paths as they were just before this rollback: rolling it
    * back brings the batch's result back. `null` when refused, or with `redo: false`.
    */
   redo: string | null;
+  /** Captured paths the redo cannot carry, and why. */
+  notInRedo: PathProblem[];
+  /** The root the snapshot was taken under, when it is not this one. */
+  otherRoot: string | null;
 }
 
+/** The former name of `RollbackReport`. */
+export type RollbackResult = RollbackReport;
+
 /** What rollback would do to one path. */
-export type PlanAction = "keep" | "write" | "remove" | "rmdir" | "conflict";
+export type PlanAction = "keep" | "write" | "remove" | "rmdir" | "conflict" | "refuse";
 
 /** One line of `planRollback`'s result. */
 export interface PlanItem {
-  /** The captured path or created directory. */
+  /** The captured path, created directory, or empty directory in the way. */
   path: string;
   /**
-   * `keep`: already as captured; `write`: write the captured file or link;
-   * `remove`: remove what the batch created; `rmdir`: remove a directory the
-   * batch created; `conflict`: changed after the batch, left alone (`"skip"`).
+   * `keep`: already as captured (or a directory that stays); `write`: write
+   * the captured file or link; `remove`: remove what the batch created;
+   * `rmdir`: remove a directory the batch created; `conflict`: changed after
+   * the batch, left alone (`"skip"`); `refuse`: cannot be restored without
+   * destroying what the snapshot does not cover, reported with `code`.
    */
   action: PlanAction;
   /**
@@ -193,6 +262,46 @@ export interface PlanItem {
    * `recordApplied`); with `"overwrite"` it is still written or removed.
    */
   conflict: boolean;
+  /** For `refuse`: the error code the rollback reports for the path. */
+  code: ErrorCode | null;
+  /** Why, when the action needs a word. */
+  reason: string | null;
+  /**
+   * With `diff: true`, for a path the rollback changes: the unified diff from
+   * the file as it is now to the one the rollback restores when there is a
+   * line diff, else the one-line `diffSummary`; `null` otherwise.
+   */
+  diff: string | null;
+  /** With `diff: true`, for a path the rollback changes: one line for people (`+3 -1`, `new file, 2 lines`, `mode 644 -> 755`, ...). */
+  diffSummary: string | null;
+  /** The hunks of the line diff, with line numbers (empty without one). */
+  hunks: Hunk[];
+}
+
+/** One hunk of a unified diff, from the file as it is now (old) to the one the rollback restores (new). */
+export interface Hunk {
+  /** First line of the hunk in the current file (1-based; 0 when it covers no line there). */
+  oldStart: number;
+  /** Lines of the current file the hunk covers. */
+  oldLines: number;
+  /** First line of the hunk in the restored file (1-based; 0 when it covers no line there). */
+  newStart: number;
+  /** Lines of the restored file the hunk covers. */
+  newLines: number;
+  /** The lines, in order. */
+  lines: DiffLine[];
+}
+
+/** One line of a hunk. */
+export interface DiffLine {
+  /** `context`: unchanged; `removed`: on disk now, gone after the rollback; `added`: restored. */
+  kind: "context" | "removed" | "added";
+  /** The line's text, without its line ending. */
+  text: string;
+  /** Its number in the current file (1-based), when it is there. */
+  oldLine?: number;
+  /** Its number in the restored file (1-based), when it is there. */
+  newLine?: number;
 }
 
 /** One captured path, as `inspectSnapshot` describes it. */
@@ -208,6 +317,49 @@ export interface CapturedPath {
   linkTarget: string | null;
   /** SHA-256 (hex) of the captured content, when the snapshot records it. */
   digest: string | null;
+}
+
+/** Options of the redaction functions and of `new Redactor()`. */
+export interface RedactOptions {
+  /**
+   * Also replace e-mail addresses, phone numbers and street addresses
+   * (`[REDACTED_EMAIL]`, `[REDACTED_PHONE]`, `[REDACTED_ADDRESS]`; default `false`).
+   */
+  personalData?: boolean;
+  /**
+   * Extra rules, `[name, regex]` pairs (Rust `regex` syntax): every match is
+   * replaced and reported as `name`. A pattern that does not compile throws
+   * an `Error` with `code: "invalid_pattern"`.
+   */
+  rules?: Array<[string, string]>;
+}
+
+/**
+ * One replaced span: the rule that found it and its byte range in the
+ * input's UTF-8 encoding (not UTF-16 string indices), never the secret.
+ */
+export interface Finding {
+  /** The rule's name (`github_pat`, `entropy`, `email`, a caller's rule, ...). */
+  rule: string;
+  /** First byte of the replaced span in the UTF-8 input. */
+  start: number;
+  /** One past the last byte of the replaced span. */
+  end: number;
+}
+
+/** A redacted text and what was replaced in it. */
+export interface Redaction {
+  output: string;
+  /** The replaced spans, sorted by `start`. */
+  findings: Finding[];
+}
+
+/** Redacted bytes and what was replaced in them. */
+export interface BlobRedaction {
+  /** The redacted bytes (a copy of the input when nothing was replaced). */
+  output: Uint8Array;
+  /** The replaced spans, sorted by `start`. */
+  findings: Finding[];
 }
 
 /** One node of `MemoryFs.entries()`. */

@@ -4,7 +4,7 @@
 //! `rollback(fs, ...)` accept it like any JS filesystem) plus helpers to put
 //! and get nodes, for tests and for apps that keep their files in memory.
 
-use agent_checkpoint::root::{EntryKind, MemNode, Root};
+use agent_checkpoint::root::{EntryKind, Expect, MemNode, Root, WriteOptions};
 use agent_checkpoint::{Error, MemRoot, RelPath};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -28,7 +28,7 @@ fn rel(path: &str) -> Result<RelPath, JsValue> {
 /// (`ENOENT`, ...), the others the core's code.
 fn fs_error(error: &Error) -> JsValue {
     let code = match error {
-        Error::Io { source, .. } => kind_errno(source.kind()),
+        Error::Io { error, .. } => kind_errno(error.kind()),
         _ => js_code(error.code()),
     };
     with_code(&error.to_string(), code, error.path())
@@ -173,11 +173,13 @@ impl MemoryFs {
             EntryKind::File => "file",
             EntryKind::Dir => "dir",
             EntryKind::Symlink => "symlink",
-            EntryKind::Other => "other",
+            _ => "other",
         };
         set(&out, "kind", &kind.into())?;
         set(&out, "size", &JsValue::from_f64(meta.len as f64))?;
         set(&out, "mode", &meta.mode.into())?;
+        // The in-memory version counter: moves on every change.
+        set(&out, "version", &JsValue::from_f64(meta.stamp as f64))?;
         Ok(out.into())
     }
 
@@ -201,18 +203,26 @@ impl MemoryFs {
         mode: Option<u32>,
         durable: Option<bool>,
     ) -> Result<(), JsValue> {
-        fs_result(self.root.write_file(
-            &rel(path)?,
-            data,
-            mode.unwrap_or(0o644),
-            durable.unwrap_or(false),
-        ))
+        let options =
+            WriteOptions::new(mode.unwrap_or(0o644)).with_durable(durable.unwrap_or(false));
+        fs_result(self.root.write_file(&rel(path)?, data, &options))
     }
 
     /// Removes the file or link at `path`.
     #[wasm_bindgen(js_name = removeFile)]
     pub fn remove_file(&self, path: &str) -> Result<(), JsValue> {
-        fs_result(self.root.remove_file(&rel(path)?))
+        fs_result(self.root.remove_file(&rel(path)?, Expect::Any))
+    }
+
+    /// The names of the entries of the directory `path` (`""` is the root).
+    #[wasm_bindgen(js_name = readDir)]
+    pub fn read_dir(&self, path: &str) -> Result<Vec<String>, JsValue> {
+        let dir = if path.is_empty() {
+            None
+        } else {
+            Some(rel(path)?)
+        };
+        fs_result(self.root.read_dir(dir.as_ref()))
     }
 
     /// Creates one directory (its parent must exist).
@@ -234,7 +244,10 @@ impl MemoryFs {
     /// Replaces the file or link at `path` with a symlink to `target`.
     #[wasm_bindgen(js_name = writeLink)]
     pub fn write_link(&self, path: &str, target: &str) -> Result<(), JsValue> {
-        fs_result(self.root.write_link(&rel(path)?, target))
+        fs_result(
+            self.root
+                .write_link(&rel(path)?, target, &WriteOptions::new(0o777)),
+        )
     }
 }
 

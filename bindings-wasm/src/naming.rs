@@ -1,6 +1,6 @@
 //! Checkpoint IDs, refs, shadow branches and prompts: pure functions.
 
-use agent_checkpoint::{id, prompts, refs};
+use agent_checkpoint_naming::{id, prompts, refs};
 use wasm_bindgen::prelude::*;
 
 use crate::error::{js_result, type_error};
@@ -76,13 +76,17 @@ pub fn parse_ref(name: &str) -> JsValue {
 }
 
 /// `entire/<first 7 of baseCommit>-<hashWorktreeId(worktreeId)>`;
-/// `worktreeId` defaults to `""` (the main worktree).
+/// `worktreeId` defaults to `""` (the main worktree). `baseCommit` must be a
+/// commit id (1 to 64 hex digits): anything else throws `invalid_argument`.
 #[wasm_bindgen(js_name = shadowBranchName)]
 pub fn shadow_branch_name(
     #[wasm_bindgen(js_name = baseCommit)] base_commit: &str,
     #[wasm_bindgen(js_name = worktreeId)] worktree_id: Option<String>,
-) -> String {
-    refs::shadow_branch_name(base_commit, worktree_id.as_deref().unwrap_or(""))
+) -> Result<String, JsValue> {
+    crate::error::js_result(refs::shadow_branch_name(
+        base_commit,
+        worktree_id.as_deref().unwrap_or(""),
+    ))
 }
 
 /// `{ commitPrefix, worktreeHash }` of a shadow branch name (the hash is `""`
@@ -92,12 +96,12 @@ pub fn shadow_branch_name(
     unchecked_return_type = "{ commitPrefix: string; worktreeHash: string } | null"
 )]
 pub fn parse_shadow_branch_name(name: &str) -> Result<JsValue, JsValue> {
-    let Some((commit, hash)) = refs::parse_shadow_branch_name(name) else {
+    let Some(branch) = refs::parse_shadow_branch_name(name) else {
         return Ok(JsValue::NULL);
     };
     let out = js_sys::Object::new();
-    js_sys::Reflect::set(&out, &"commitPrefix".into(), &commit.into())?;
-    js_sys::Reflect::set(&out, &"worktreeHash".into(), &hash.into())?;
+    js_sys::Reflect::set(&out, &"commitPrefix".into(), &branch.commit_prefix.into())?;
+    js_sys::Reflect::set(&out, &"worktreeHash".into(), &branch.worktree_hash.into())?;
     Ok(out.into())
 }
 

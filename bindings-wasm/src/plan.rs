@@ -2,29 +2,51 @@
 
 use wasm_bindgen::prelude::*;
 
+use crate::diff::set_diff;
 use crate::error::js_result;
 use crate::js_root::{CheckpointFs, JsRoot};
 use crate::options::{plan_options, JsPlanOptions};
 use crate::snapshot::set;
 
-/// The JS spelling of a plan action. Exhaustive on purpose: a new core
-/// action must be given one here.
-fn action_name(action: agent_checkpoint::PlanAction) -> &'static str {
-    match action {
-        agent_checkpoint::PlanAction::Keep => "keep",
-        agent_checkpoint::PlanAction::Write => "write",
-        agent_checkpoint::PlanAction::Remove => "remove",
-        agent_checkpoint::PlanAction::Rmdir => "rmdir",
-        agent_checkpoint::PlanAction::Conflict => "conflict",
+/// One plan item as a JS object: `{ path, action, conflict, code, reason,
+/// diff, diffSummary, hunks }`.
+pub(crate) fn item_to_js(item: &agent_checkpoint::PlanItem) -> Result<JsValue, JsValue> {
+    let obj = js_sys::Object::new();
+    set(&obj, "path", &item.path.as_str().into())?;
+    set(&obj, "action", &item.action.as_str().into())?;
+    set(&obj, "conflict", &item.conflict.into())?;
+    set(
+        &obj,
+        "code",
+        &item.code.map_or(JsValue::NULL, |c| c.as_str().into()),
+    )?;
+    set(
+        &obj,
+        "reason",
+        &item.reason.as_deref().map_or(JsValue::NULL, Into::into),
+    )?;
+    set_diff(&obj, item.diff.as_ref())?;
+    Ok(obj.into())
+}
+
+/// A plan as a JS array of items.
+pub(crate) fn plan_to_js(plan: &agent_checkpoint::Plan) -> Result<js_sys::Array, JsValue> {
+    let out = js_sys::Array::new();
+    for item in &plan.items {
+        out.push(&item_to_js(item)?);
     }
+    Ok(out)
 }
 
 /// What `rollback(fs, checkpoint, options)` would do to every captured path
-/// and created directory: `{ path, action, conflict }[]`, sorted by path.
-/// Reads `fs`, writes nothing. Unlike `rollback`, throws an `Error` with
-/// `.code` for a snapshot it would refuse (`malformed_snapshot`,
-/// `unsupported_version`, with `key` `unauthenticated`), and
-/// `code: 'InvalidArg'` for an unknown `onConflict`.
+/// and created directory: `{ path, action, conflict, code, reason, diff,
+/// diffSummary, hunks }[]`, sorted by path; the rollback with the same
+/// options carries out exactly this plan. With `diff: true`, each path the
+/// rollback changes says how (a unified diff with line-numbered hunks, or
+/// one line). No progress callback: the call is synchronous. Reads `fs`, writes nothing. Unlike `rollback`, throws an
+/// `Error` with `.code` for a snapshot it would refuse
+/// (`malformed_snapshot`, `unsupported_version`, with `key`
+/// `unauthenticated`, ...), and a `RangeError` for an unknown `onConflict`.
 #[wasm_bindgen(js_name = planRollback, unchecked_return_type = "PlanItem[]")]
 pub fn plan_rollback(
     fs: &CheckpointFs,
@@ -32,15 +54,10 @@ pub fn plan_rollback(
     options: Option<JsPlanOptions>,
 ) -> Result<js_sys::Array, JsValue> {
     let root = JsRoot::new(fs)?;
-    let options = plan_options(options.as_ref())?;
-    let items = js_result(agent_checkpoint::plan_rollback(&root, checkpoint, &options))?;
-    let out = js_sys::Array::new();
-    for item in items {
-        let obj = js_sys::Object::new();
-        set(&obj, "path", &item.path.into())?;
-        set(&obj, "action", &action_name(item.action).into())?;
-        set(&obj, "conflict", &item.conflict.into())?;
-        out.push(&obj);
-    }
-    Ok(out)
+    let (parse, options) = plan_options(options.as_ref())?;
+    let plan = js_result(
+        agent_checkpoint::Snapshot::parse(checkpoint, &parse)
+            .and_then(|snapshot| agent_checkpoint::plan_rollback(&root, &snapshot, &options)),
+    )?;
+    plan_to_js(&plan)
 }

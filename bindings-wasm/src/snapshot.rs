@@ -3,7 +3,7 @@
 use agent_checkpoint::RollbackReport;
 use wasm_bindgen::prelude::*;
 
-use crate::error::{js_code, js_result, to_js, type_error};
+use crate::error::{js_result, to_js, type_error};
 use crate::js_root::{CheckpointFs, JsRoot};
 use crate::options::{capture_options, rollback_options, JsCaptureOptions, JsRollbackOptions};
 
@@ -51,23 +51,45 @@ pub fn create_checkpoint(
         .iter()
         .map(operation_path)
         .collect::<Result<Vec<_>, _>>()?;
-    js_result(agent_checkpoint::capture(&root, &paths, &options))
+    js_result(agent_checkpoint::capture(&root, &paths, &options).map(String::from))
 }
 
 /// Restores exactly the paths captured by `checkpoint` under `fs`. Never
-/// throws for a malformed snapshot, nor (with `key`) an unauthenticated one:
-/// the result says `valid: false` with its `errorCode`. Throws only for a bad
-/// argument: a `TypeError` when `fs` is not an object, an `Error` with
-/// `code: 'InvalidArg'` for an unknown `onConflict`.
-#[wasm_bindgen(unchecked_return_type = "RollbackResult")]
+/// throws for a snapshot it refuses (malformed; with `key`,
+/// unauthenticated; bytes that contradict their digests; a link that would
+/// leave the root; another root with `strictRoot`): the report says
+/// `valid: false` with its `errorCode`. Throws only for a bad argument: a
+/// `TypeError` when `fs` is not an object, a `RangeError` for an unusable
+/// option value.
+#[wasm_bindgen(unchecked_return_type = "RollbackReport")]
 pub fn rollback(
     fs: &CheckpointFs,
     checkpoint: &str,
     options: Option<JsRollbackOptions>,
 ) -> Result<JsValue, JsValue> {
     let root = JsRoot::new(fs)?;
-    let options = rollback_options(options.as_ref())?;
-    report_to_js(&agent_checkpoint::rollback(&root, checkpoint, &options))
+    let (parse, options) = rollback_options(options.as_ref())?;
+    match agent_checkpoint::Snapshot::parse(checkpoint, &parse)
+        .and_then(|snapshot| agent_checkpoint::rollback(&root, &snapshot, &options))
+    {
+        Ok(report) => report_to_js(&report),
+        Err(e) => refused_to_js(&e),
+    }
+}
+
+/// `[{ path, code, reason }]`.
+fn problems<'a>(
+    items: impl IntoIterator<Item = (&'a str, agent_checkpoint::ErrorCode, &'a str)>,
+) -> Result<js_sys::Array, JsValue> {
+    let out = js_sys::Array::new();
+    for (path, code, reason) in items {
+        let obj = js_sys::Object::new();
+        set(&obj, "path", &path.into())?;
+        set(&obj, "code", &code.as_str().into())?;
+        set(&obj, "reason", &reason.into())?;
+        out.push(&obj);
+    }
+    Ok(out)
 }
 
 fn report_to_js(report: &RollbackReport) -> Result<JsValue, JsValue> {
@@ -80,31 +102,56 @@ fn report_to_js(report: &RollbackReport) -> Result<JsValue, JsValue> {
     set(
         &out,
         "unrestored",
-        &strings(report.unrestored.iter().map(|u| u.path.as_str())),
+        &problems(
+            report
+                .unrestored
+                .iter()
+                .map(|u| (u.path.as_str(), u.code, u.reason.as_str())),
+        )?
+        .into(),
     )?;
     set(
         &out,
         "conflicts",
         &strings(report.conflicts.iter().map(String::as_str)),
     )?;
-    let failures = js_sys::Object::new();
-    for u in &report.unrestored {
-        set(&failures, &u.path, &u.reason.as_str().into())?;
-    }
-    set(&out, "failures", &failures)?;
-    set(&out, "valid", &report.valid().into())?;
+    set(&out, "valid", &true.into())?;
     set(&out, "ok", &report.ok().into())?;
+    set(&out, "errorCode", &JsValue::NULL)?;
+    set(&out, "error", &JsValue::NULL)?;
+    set(&out, "plan", &crate::plan::plan_to_js(&report.plan)?.into())?;
     set(
         &out,
-        "errorCode",
-        &optional(report.error_code().map(js_code)),
+        "redo",
+        &optional(report.redo.as_ref().map(|r| r.as_str())),
     )?;
     set(
         &out,
-        "error",
-        &optional(report.error.as_ref().map(|e| e.to_string())),
+        "notInRedo",
+        &problems(
+            report
+                .not_in_redo
+                .iter()
+                .map(|n| (n.path.as_str(), n.code, n.reason.as_str())),
+        )?
+        .into(),
     )?;
-    set(&out, "redo", &optional(report.redo.as_deref()))?;
+    set(&out, "otherRoot", &optional(report.other_root()))?;
+    Ok(out.into())
+}
+
+/// The report of a snapshot refused as a whole: nothing was touched.
+fn refused_to_js(error: &agent_checkpoint::Error) -> Result<JsValue, JsValue> {
+    let out = js_sys::Object::new();
+    for key in ["restored", "unrestored", "conflicts", "plan", "notInRedo"] {
+        set(&out, key, &js_sys::Array::new().into())?;
+    }
+    set(&out, "valid", &false.into())?;
+    set(&out, "ok", &false.into())?;
+    set(&out, "errorCode", &error.code().as_str().into())?;
+    set(&out, "error", &error.to_string().into())?;
+    set(&out, "redo", &JsValue::NULL)?;
+    set(&out, "otherRoot", &JsValue::NULL)?;
     Ok(out.into())
 }
 

@@ -10,6 +10,9 @@ import { createRequire } from 'node:module'
 const wasm = createRequire(import.meta.url)('../pkg/nodejs/agent_checkpoint_wasm.js')
 const { MemoryFs, createCheckpoint, planRollback, recordApplied, rollback, snapshotPaths } = wasm
 
+/** What a plan item says about its change when diffs were not asked for. */
+const NO_DIFF = { diff: null, diffSummary: null, hunks: [] }
+
 /** `assert.throws` check: an `Error` with `.code === code`. */
 const withCode = (code) => (e) => e instanceof Error && e.code === code
 
@@ -32,10 +35,10 @@ test('planRollback returns { path, action, conflict } items and touches nothing'
   fs.putFile('b.txt', 'B')
   const before = fs.entries()
   assert.deepEqual(planRollback(fs, snap), [
-    { path: 'a.txt', action: 'write', conflict: false },
-    { path: 'b.txt', action: 'keep', conflict: false },
-    { path: 'gen', action: 'rmdir', conflict: false },
-    { path: 'gen/c.txt', action: 'remove', conflict: false },
+    { path: 'a.txt', action: 'write', conflict: false, code: null, reason: null, ...NO_DIFF },
+    { path: 'b.txt', action: 'keep', conflict: false, code: null, reason: null, ...NO_DIFF },
+    { path: 'gen', action: 'rmdir', conflict: false, code: null, reason: null, ...NO_DIFF },
+    { path: 'gen/c.txt', action: 'remove', conflict: false, code: null, reason: null, ...NO_DIFF },
   ])
   assert.deepEqual(fs.entries(), before)
 })
@@ -86,7 +89,7 @@ test('guard: recordApplied, then skip leaves a human edit and lists it in confli
 
   assert.deepEqual(
     planRollback(fs, applied, { onConflict: 'skip' }).find((i) => i.path === 'b.txt'),
-    { path: 'b.txt', action: 'conflict', conflict: true },
+    { path: 'b.txt', action: 'conflict', conflict: true, code: null, reason: null, ...NO_DIFF },
   )
   const report = rollback(fs, applied, { onConflict: 'skip' })
   assert.equal(report.ok, true)
@@ -100,7 +103,7 @@ test('guard: recordApplied, then skip leaves a human edit and lists it in confli
   assert.equal(fs.getText('b.txt'), 'B')
 })
 
-test('onConflict: an unknown name is InvalidArg, a non-string a TypeError; nothing is touched', () => {
+test('onConflict: an unknown name is a RangeError (invalid_argument), a non-string a TypeError; nothing is touched', () => {
   const { fs, snap } = batch()
   for (const call of [
     (onConflict) => rollback(fs, snap, { onConflict }),
@@ -109,7 +112,7 @@ test('onConflict: an unknown name is InvalidArg, a non-string a TypeError; nothi
     for (const bad of ['Skip', 'ignore', '']) {
       assert.throws(
         () => call(bad),
-        (e) => withCode('InvalidArg')(e) && !(e instanceof TypeError) && /'overwrite' or 'skip'/.test(e.message),
+        (e) => withCode('invalid_argument')(e) && e instanceof RangeError && /'overwrite' or 'skip'/.test(e.message),
         `onConflict ${JSON.stringify(bad)}`,
       )
     }

@@ -46,7 +46,7 @@ function fingerprint(root) {
   return hash.digest('hex')
 }
 
-const options = { allowGitDir: false, maxFileBytes: undefined, key: undefined }
+const options = { allowGitDir: false, maxFileBytes: undefined, key: undefined, recordRoot: true }
 const before = fingerprint(sentinel)
 
 test('escaping paths are refused with path_escapes_root', () => {
@@ -71,7 +71,16 @@ test('a root outside the preopen cannot be opened', () => {
 })
 
 test('hostile snapshots write nothing outside', () => {
-  const ro = { durable: true, allowGitDir: false, onConflict: 'overwrite', key: undefined, redo: true }
+  const ro = {
+    durable: true,
+    allowGitDir: false,
+    onConflict: 'overwrite',
+    key: undefined,
+    redo: true,
+    restoreSetid: false,
+    strictRoot: false,
+    maxFileBytes: undefined,
+  }
   const dotdot = '{"version":1,"entries":{"../sentinel/secret.txt":"cHduZWQ="},"created_dirs":[]}'
   const refused = call(c.rollback, GUEST, dotdot, ro)
   assert.equal(refused.valid, false)
@@ -81,18 +90,33 @@ test('hostile snapshots write nothing outside', () => {
     const report = call(c.rollback, GUEST, text, ro)
     assert.equal(report.valid, true, key)
     assert.deepEqual(report.unrestored.map((u) => u.path), [key], key)
+    // Refused by the plan, with the code the report gives the path; the redo
+    // cannot carry what it could not look at.
+    assert.deepEqual(
+      report.plan.map((i) => [i.path, i.action, i.code]),
+      [[key, 'refuse', 'not-a-directory']],
+      key,
+    )
+    assert.deepEqual(report.unrestored.map((u) => u.code), ['not-a-directory'], key)
+    assert.deepEqual(report.notInRedo.map((n) => n.path), [key], key)
   }
   const remove = call(c.rollback, GUEST, '{"version":1,"entries":{"out/secret.txt":null},"created_dirs":[]}', ro)
   assert.equal(remove.ok, false)
 })
 
 test('the preview and the guard only read, and never through a link', () => {
-  // A key below a symlinked parent is an error; a link pointing out is
-  // recorded as a link, not as the sentinel's content.
+  // The preview refuses a key below a symlinked parent, the guard fails on
+  // it; a link pointing out is recorded as a link, not as the sentinel's
+  // content.
   const through = '{"version":1,"entries":{"out/secret.txt":"cHduZWQ="},"created_dirs":[]}'
-  const plan = { allowGitDir: false, onConflict: 'skip', key: undefined }
+  const plan = { allowGitDir: false, onConflict: 'skip', key: undefined, restoreSetid: false, strictRoot: false }
   const record = { allowGitDir: false, key: undefined }
-  assert.throws(() => call(c.planRollback, GUEST, through, plan), (e) => typeof e.code === 'string')
+  const items = call(c.planRollback, GUEST, through, plan)
+  assert.deepEqual(
+    items.map((i) => [i.path, i.action, i.code]),
+    [['out/secret.txt', 'refuse', 'not-a-directory']],
+  )
+  assert.match(items[0].reason, /symlink/)
   assert.throws(() => call(c.recordApplied, GUEST, through, record), (e) => typeof e.code === 'string')
   const leaf = '{"version":1,"entries":{"leaf":"cHduZWQ="},"created_dirs":[]}'
   const recorded = call(c.recordApplied, GUEST, leaf, record)

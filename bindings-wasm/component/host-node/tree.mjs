@@ -29,7 +29,7 @@ export function writeTree(dir, tree) {
 }
 
 /** The whole tree under `dir`, never following links. */
-export function readTree(dir, prefix = '', out = {}) {
+export function readTree(dir, prefix = '', out = Object.create(null)) {
   for (const entry of fs.readdirSync(dir)) {
     const full = path.join(dir, entry)
     const rel = prefix ? `${prefix}/${entry}` : entry

@@ -80,14 +80,21 @@ def test_hostile_snapshots_write_nothing_outside(host: ComponentHost, layout: tu
             text = '{"version":1,"entries":{"%s":"cHduZWQ="},"created_dirs":[]}' % key
             report = component.rollback(GUEST, text)
             assert report.valid and report.unrestored == [key], key
+            # Refused by the plan, with the code the report gives the path;
+            # the redo cannot carry what it could not look at.
+            assert [(i.path, i.action, i.code) for i in report.plan] == [(key, "refuse", "not_a_directory")], key
+            assert report.failure_codes == {key: "not_a_directory"}, key
+            assert list(report.not_in_redo) == [key], key
         report = component.rollback(GUEST, '{"version":1,"entries":{"out/secret.txt":null},"created_dirs":[]}')
         assert not report.ok
-        # The preview and the guard only read, and never through a link: a key
-        # below a symlinked parent is an error; a link pointing out is recorded
-        # as a link, not as the sentinel's content.
+        # The preview and the guard only read, and never through a link: the
+        # preview refuses a key below a symlinked parent, the guard fails on
+        # it; a link pointing out is recorded as a link, not as the sentinel's
+        # content.
         through = '{"version":1,"entries":{"out/secret.txt":"cHduZWQ="},"created_dirs":[]}'
-        with pytest.raises(ComponentError):
-            component.plan_rollback(GUEST, through, on_conflict="skip")
+        plan = component.plan_rollback(GUEST, through, on_conflict="skip")
+        assert [(i.path, i.action, i.code) for i in plan] == [("out/secret.txt", "refuse", "not_a_directory")]
+        assert "symlink" in (plan[0].reason or "")
         with pytest.raises(ComponentError):
             component.record_applied(GUEST, through)
         recorded = component.record_applied(GUEST, '{"version":1,"entries":{"leaf":"cHduZWQ="},"created_dirs":[]}')

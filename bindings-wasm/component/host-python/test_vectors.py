@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import pytest
 
@@ -28,6 +28,63 @@ def check_eq(what: str, want: Any, got: Any) -> None:
 
 def check_tree(want: dict, got: dict) -> None:
     assert want == got, f"tree differs: {show_diff(want, got)}"
+
+
+#: The rollback options `plan_rollback` takes (the others change nothing in a plan).
+PLAN_OPTIONS = ("allow_git_dir", "on_conflict", "key", "restore_setid", "strict_root")
+
+
+def plan_items(plan: list) -> list[dict]:
+    """A plan as the vectors spell it: path, action, conflict, and a refusal's code."""
+    out = []
+    for i in plan:
+        item = {"path": i.path, "action": i.action, "conflict": i.conflict}
+        if i.code is not None:
+            item["code"] = i.code
+        out.append(item)
+    return out
+
+
+MARKER = {"context": " ", "removed": "-", "added": "+"}
+
+
+def hunks_text(item: Any) -> str:
+    """The hunks written back as unified-diff lines (no headers, no
+    no-newline markers), checking each line's numbers on the way."""
+    lines = []
+    for h in item.hunks:
+        def span(start: int, n: int) -> str:
+            return str(start) if n == 1 else f"{start},{n}"
+
+        lines.append(f"@@ -{span(h.old_start, h.old_lines)} +{span(h.new_start, h.new_lines)} @@")
+        old, new = max(h.old_start, 1), max(h.new_start, 1)
+        for line in h.lines:
+            assert line.old_line == (None if line.kind == "added" else old), (item.path, line)
+            assert line.new_line == (None if line.kind == "removed" else new), (item.path, line)
+            old += line.old_line is not None
+            new += line.new_line is not None
+            lines.append(MARKER[line.kind] + line.text)
+    return "\n".join(lines)
+
+
+def plan_diffs(plan: list) -> dict:
+    """The plan's diffs as the vectors spell them: path -> {summary, text?}
+    (text only when there are hunks), after checking the hunks say what the
+    text says."""
+    out = {}
+    for item in plan:
+        if item.diff_summary is None:
+            assert item.diff is None and item.hunks == [], item
+            continue
+        entry = {"summary": item.diff_summary}
+        if item.hunks:
+            entry["text"] = item.diff
+            body = "\n".join(item.diff.split("\n")[2:-1]).replace("\r", "")
+            check_eq(f"{item.path}: hunks", body.replace("\n\\ No newline at end of file", ""), hunks_text(item))
+        else:
+            check_eq(f"{item.path}: diff without hunks", item.diff_summary, item.diff)
+        out[item.path] = entry
+    return out
 
 
 def snapshot_text(value: Any) -> str:
@@ -70,7 +127,8 @@ def play_fs(case: dict, component: Component, root: Path) -> None:
     if "expect_snapshot" in case:
         check_eq("snapshot", case["expect_snapshot"], json.loads(snapshot))
     if "expect_snapshot_text" in case:
-        check_eq("snapshot text", case["expect_snapshot_text"], snapshot)
+        # The root's canonical path as the component records it: the guest path.
+        check_eq("snapshot text", case["expect_snapshot_text"].replace("$ROOT", GUEST), snapshot)
     if op == "capture":
         check_tree(before, read_tree(root))
         return
@@ -94,17 +152,32 @@ def play_fs(case: dict, component: Component, root: Path) -> None:
         assert "expect_record_error" not in case, "record_applied should fail"
     for step in case.get("human_edits", []):
         mutate(root, step)
+    plan_options = {k: v for k, v in options.items() if k in PLAN_OPTIONS}
+    if "expect_diff" in case:
+        plan_options["diff"] = True
+        for name in ("context", "max_bytes"):
+            if name in case.get("diff_options", {}):
+                plan_options["diff_" + name] = case["diff_options"][name]
+    try:
+        planned = component.plan_rollback(GUEST, snapshot, **plan_options)
+        plan: Optional[list] = plan_items(planned)
+        plan_error = None
+    except ComponentError as e:
+        plan, plan_error = None, e
+    if "expect_diff" in case and plan is not None:
+        check_eq("diffs", case["expect_diff"], plan_diffs(planned))
     if "expect_plan" in case:
-        plan_options = {k: v for k, v in options.items() if k in ("allow_git_dir", "on_conflict", "key")}
-        try:
-            plan = component.plan_rollback(GUEST, snapshot, **plan_options)
-        except ComponentError as e:
-            check_eq("plan error", case["expect_plan"], e.snake_code)
+        if plan is None:
+            assert isinstance(case["expect_plan"], str), f"plan failed: {plan_error}"
+            check_eq("plan error", case["expect_plan"], plan_error.snake_code)
         else:
-            got = [{"path": i.path, "action": i.action, "conflict": i.conflict} for i in plan]
-            check_eq("plan", case["expect_plan"], got)
+            check_eq("plan", case["expect_plan"], plan)
     mutated = read_tree(root)
-    for _ in range(case.get("rollback_times", 1)):
+    report = component.rollback(GUEST, snapshot, **options)
+    if plan is not None and report.valid:
+        # The plan is a contract: the rollback carried out exactly that plan.
+        check_eq("plan carried out", plan, plan_items(report.plan))
+    for _ in range(1, case.get("rollback_times", 1)):
         report = component.rollback(GUEST, snapshot, **options)
     if case.get("check_redo"):
         assert report.redo is not None, "no redo snapshot"
@@ -127,6 +200,12 @@ def play_fs(case: dict, component: Component, root: Path) -> None:
         check_eq("has redo", want["has_redo"], report.redo is not None)
     if "unrestored" in want:
         check_eq("unrestored", want["unrestored"], report.unrestored)
+    if "unrestored_codes" in want:
+        check_eq("unrestored codes", want["unrestored_codes"], report.failure_codes)
+    if "not_in_redo" in want:
+        check_eq("not_in_redo", want["not_in_redo"], list(report.not_in_redo))
+    if "other_root" in want:
+        check_eq("other_root", want["other_root"], report.other_root)
     if "expect_tree" in case:
         expected = with_parents(case["expect_tree"])
     else:

@@ -2,22 +2,23 @@
 //! `agent:checkpoint/checkpoint`, in `wit/checkpoint.wit`).
 //!
 //! Every export converts its arguments, calls the core and maps the error
-//! to the WIT `checkpoint-error` (see [`errors`]). File functions open the
-//! `root` the host names through [`wasi_root::WasiRoot`], inside the host's
+//! to the WIT `checkpoint-error` (see the `errors` module). File functions open the
+//! `root` the host names through `wasi_root::WasiRoot`, inside the host's
 //! preopens. Only built for wasm targets, so that the workspace's host build
 //! and tests are unaffected.
 #![cfg(target_family = "wasm")]
 
+mod diff;
 mod errors;
 mod options;
 pub mod wasi_root;
 
-use agent_checkpoint::{id, prompts, refs};
+use agent_checkpoint_naming::{id, prompts, refs};
 
+use agent_checkpoint::Snapshot;
 use bindings::{
-    CaptureOptions, CapturedKind, CapturedPath, CheckpointError, Guest, IdKind, PlanItem,
-    PlanOptions, RecordAppliedOptions, RollbackOptions, RollbackResult, ShadowBranch,
-    UnrestoredPath,
+    CaptureOptions, CapturedKind, CapturedPath, CheckpointError, Guest, IdKind, PathProblem,
+    PlanItem, PlanOptions, RecordAppliedOptions, RollbackOptions, RollbackReport, ShadowBranch,
 };
 use errors::{core_result, to_wit};
 use wasi_root::WasiRoot;
@@ -42,6 +43,22 @@ mod bindings {
 /// The component: one implementation of the world's exports.
 struct Component;
 
+/// The report of a snapshot refused as a whole: nothing was touched.
+fn refused(error: &agent_checkpoint::Error) -> RollbackReport {
+    RollbackReport {
+        restored: Vec::new(),
+        unrestored: Vec::new(),
+        valid: false,
+        ok: false,
+        error: Some(to_wit(error)),
+        conflicts: Vec::new(),
+        plan: Vec::new(),
+        redo: None,
+        not_in_redo: Vec::new(),
+        other_root: None,
+    }
+}
+
 fn into_string(id: id::CheckpointId) -> String {
     id.into_string()
 }
@@ -53,33 +70,52 @@ impl Guest for Component {
         options: CaptureOptions,
     ) -> Result<String, CheckpointError> {
         let root = core_result(WasiRoot::open(&root))?;
-        let options = options::capture(options);
-        core_result(agent_checkpoint::capture(&root, &paths, &options))
+        let options = options::capture(options)?;
+        core_result(agent_checkpoint::capture(&root, &paths, &options).map(String::from))
     }
 
     fn rollback(
         root: String,
         checkpoint: String,
         options: RollbackOptions,
-    ) -> Result<RollbackResult, CheckpointError> {
+    ) -> Result<RollbackReport, CheckpointError> {
         let root = core_result(WasiRoot::open(&root))?;
-        let options = options::rollback(options);
-        let report = agent_checkpoint::rollback(&root, &checkpoint, &options);
-        Ok(RollbackResult {
-            valid: report.valid(),
+        let (parse, options) = options::rollback(options)?;
+        let done = Snapshot::parse(&checkpoint, &parse)
+            .and_then(|snapshot| agent_checkpoint::rollback(&root, &snapshot, &options));
+        let report = match done {
+            Ok(report) => report,
+            Err(e) => return Ok(refused(&e)),
+        };
+        let problem = |path: String, code, reason: String| PathProblem {
+            path,
+            code: errors::wit_code(code),
+            reason,
+        };
+        Ok(RollbackReport {
+            valid: true,
             ok: report.ok(),
-            error: report.error.as_ref().map(to_wit),
+            error: None,
             restored: report.restored,
             unrestored: report
                 .unrestored
                 .into_iter()
-                .map(|u| UnrestoredPath {
-                    path: u.path,
-                    reason: u.reason,
-                })
+                .map(|u| problem(u.path, u.code, u.reason))
                 .collect(),
             conflicts: report.conflicts,
-            redo: report.redo,
+            other_root: report.plan.other_root.clone(),
+            plan: report
+                .plan
+                .items
+                .into_iter()
+                .map(options::plan_item)
+                .collect(),
+            redo: report.redo.map(String::from),
+            not_in_redo: report
+                .not_in_redo
+                .into_iter()
+                .map(|n| problem(n.path, n.code, n.reason))
+                .collect(),
         })
     }
 
@@ -89,13 +125,12 @@ impl Guest for Component {
         options: PlanOptions,
     ) -> Result<Vec<PlanItem>, CheckpointError> {
         let root = core_result(WasiRoot::open(&root))?;
-        let options = options::plan(options);
-        let items = core_result(agent_checkpoint::plan_rollback(
-            &root,
-            &checkpoint,
-            &options,
-        ))?;
-        Ok(items.into_iter().map(options::plan_item).collect())
+        let (parse, options) = options::plan(options)?;
+        let plan = core_result(
+            Snapshot::parse(&checkpoint, &parse)
+                .and_then(|snapshot| agent_checkpoint::plan_rollback(&root, &snapshot, &options)),
+        )?;
+        Ok(plan.items.into_iter().map(options::plan_item).collect())
     }
 
     fn record_applied(
@@ -104,12 +139,12 @@ impl Guest for Component {
         options: RecordAppliedOptions,
     ) -> Result<String, CheckpointError> {
         let root = core_result(WasiRoot::open(&root))?;
-        core_result(agent_checkpoint::record_applied(
-            &root,
-            &checkpoint,
-            options.allow_git_dir,
-            options.key.as_deref(),
-        ))
+        let (parse, options) = options::record(options)?;
+        core_result(
+            Snapshot::parse(&checkpoint, &parse)
+                .and_then(|snapshot| agent_checkpoint::record_applied(&root, &snapshot, &options))
+                .map(String::from),
+        )
     }
 
     fn snapshot_paths(checkpoint: String) -> Vec<String> {
@@ -123,9 +158,10 @@ impl Guest for Component {
             .map(|item| CapturedPath {
                 path: item.path,
                 kind: match item.kind {
-                    agent_checkpoint::CapturedKind::File => CapturedKind::File,
                     agent_checkpoint::CapturedKind::New => CapturedKind::New,
                     agent_checkpoint::CapturedKind::Link => CapturedKind::Link,
+                    // A file, and any kind a newer core adds.
+                    _ => CapturedKind::File,
                 },
                 size: item.size,
                 mode: item.mode,
@@ -139,7 +175,8 @@ impl Guest for Component {
         match id::checkpoint_id_kind(&id) {
             id::IdKind::Legacy => IdKind::Legacy,
             id::IdKind::Ulid => IdKind::Ulid,
-            id::IdKind::Unknown => IdKind::Unknown,
+            // `unknown`, and any kind a newer naming crate adds.
+            _ => IdKind::Unknown,
         }
     }
 
@@ -179,14 +216,17 @@ impl Guest for Component {
         refs::parse_ref(&name)
     }
 
-    fn shadow_branch_name(base_commit: String, worktree_id: String) -> String {
-        refs::shadow_branch_name(&base_commit, &worktree_id)
+    fn shadow_branch_name(
+        base_commit: String,
+        worktree_id: String,
+    ) -> Result<String, CheckpointError> {
+        core_result(refs::shadow_branch_name(&base_commit, &worktree_id))
     }
 
     fn parse_shadow_branch_name(name: String) -> Option<ShadowBranch> {
-        refs::parse_shadow_branch_name(&name).map(|(commit_prefix, worktree_hash)| ShadowBranch {
-            commit_prefix,
-            worktree_hash,
+        refs::parse_shadow_branch_name(&name).map(|b| ShadowBranch {
+            commit_prefix: b.commit_prefix,
+            worktree_hash: b.worktree_hash,
         })
     }
 

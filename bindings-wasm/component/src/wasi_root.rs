@@ -8,13 +8,20 @@
 //! and links atomically (temp file in the same directory, then rename).
 //!
 //! WASI preview 2 has no permission bits: files read as mode 0o644 and the
-//! mode argument of `write_file` is not applied.
+//! mode of a write is not applied. Nor has it file locks: the stray-temp
+//! sweep removes only temp files whose name carries the check of ours
+//! (see `agent_checkpoint::root::temp`), without proof that their writer
+//! is gone.
 
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use agent_checkpoint::root::{EntryKind, Metadata, Root, DEFAULT_FILE_MODE};
+use agent_checkpoint::root::temp::{is_temp_for, temp_name};
+use agent_checkpoint::root::{
+    check_expect, walk_parents, EntryKind, Expect, Metadata, Parents, Root, WriteOptions,
+    DEFAULT_FILE_MODE,
+};
 use agent_checkpoint::{Error, RelPath, Result};
 
 /// A directory reached through the host's preopens.
@@ -22,14 +29,6 @@ use agent_checkpoint::{Error, RelPath, Result};
 pub struct WasiRoot {
     base: PathBuf,
     prefixes: Vec<String>,
-}
-
-/// Where the parent walk ended.
-enum Parent {
-    /// Every parent is a real directory.
-    Dirs,
-    /// A parent is missing or is not a directory: nothing can be at the path.
-    Absent,
 }
 
 impl WasiRoot {
@@ -58,41 +57,19 @@ impl WasiRoot {
     }
 
     /// `lstat`s each parent of `path`, outermost first; a symlink is refused.
-    fn parent(&self, path: &RelPath) -> Result<Parent> {
-        for dir in path.ancestors() {
-            match fs::symlink_metadata(self.full(&dir)).map_err(categorize) {
-                Ok(m) if m.is_dir() => {}
-                Ok(m) if m.file_type().is_symlink() => {
-                    return Err(Error::io(
-                        path.as_str(),
-                        io::Error::new(
-                            io::ErrorKind::NotADirectory,
-                            format!("parent {:?} is a symlink (not followed)", dir.as_str()),
-                        ),
-                    ))
-                }
-                Ok(_) => return Ok(Parent::Absent),
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-                    ) =>
-                {
-                    return Ok(Parent::Absent)
-                }
-                Err(e) => return Err(Error::io(path.as_str(), e)),
-            }
-        }
-        Ok(Parent::Dirs)
+    fn parent(&self, path: &RelPath) -> Result<Parents> {
+        walk_parents(path, |dir| self.lstat(dir))
     }
 
     fn existing_parent(&self, path: &RelPath) -> Result<()> {
-        match self.parent(path)? {
-            Parent::Dirs => Ok(()),
-            Parent::Absent => Err(Error::io(
+        // Anything but "every ancestor is a directory" means nothing is there.
+        if self.parent(path)? == Parents::Dirs {
+            Ok(())
+        } else {
+            Err(Error::io(
                 path.as_str(),
                 io::Error::new(io::ErrorKind::NotFound, "a parent directory does not exist"),
-            )),
+            ))
         }
     }
 
@@ -111,29 +88,36 @@ impl WasiRoot {
         }
     }
 
-    /// Creates a temp entry next to `path` with `fill`, then renames it over `path`.
-    fn replace_with<F>(&self, path: &RelPath, fill: F) -> Result<()>
+    /// Creates a temp entry next to `path` with `fill`, checks the
+    /// expectation, then renames it over `path`.
+    fn replace_with<F>(&self, path: &RelPath, options: &WriteOptions, fill: F) -> Result<()>
     where
         F: FnOnce(&Path) -> io::Result<()>,
     {
         self.existing_parent(path)?;
         let full = self.full(path);
-        if fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir()) {
-            return Err(Error::io(
-                path.as_str(),
-                io::Error::new(io::ErrorKind::IsADirectory, "is a directory"),
-            ));
-        }
-        let temp = full.with_file_name(temp_name()?);
-        if let Err(e) = fill(&temp)
-            .and_then(|()| fs::rename(&temp, &full))
-            .map_err(categorize)
-        {
+        let temp = full.with_file_name(temp_name(path.file_name())?);
+        let result = fill(&temp)
+            .map_err(|e| Error::io(path.as_str(), categorize(e)))
+            .and_then(|()| {
+                let found = self.lstat(path)?;
+                check_expect(path, found.as_ref(), options.expect)?;
+                if found.is_some_and(|m| m.kind == EntryKind::Dir) {
+                    if !options.replace_empty_dir {
+                        return Err(Error::io(
+                            path.as_str(),
+                            io::Error::new(io::ErrorKind::IsADirectory, "is a directory"),
+                        ));
+                    }
+                    fs::remove_dir(&full).map_err(|e| Error::io(path.as_str(), categorize(e)))?;
+                }
+                fs::rename(&temp, &full).map_err(|e| Error::io(path.as_str(), categorize(e)))
+            });
+        if result.is_err() {
             // Best effort: the temp entry is ours and must not linger.
             let _ = fs::remove_file(&temp);
-            return Err(Error::io(path.as_str(), e));
         }
-        Ok(())
+        result
     }
 }
 
@@ -177,12 +161,6 @@ fn symlink(target: &str, link: &Path) -> io::Result<()> {
     }
 }
 
-/// A fresh temp name: hidden, recognisable, random (from `wasi:random`).
-fn temp_name() -> Result<String> {
-    let random = agent_checkpoint::id::new_checkpoint_id()?;
-    Ok(format!(".ckpt-{random}.tmp"))
-}
-
 fn metadata_of(m: &fs::Metadata) -> Metadata {
     let t = m.file_type();
     let (kind, mode) = if t.is_symlink() {
@@ -194,26 +172,26 @@ fn metadata_of(m: &fs::Metadata) -> Metadata {
     } else {
         (EntryKind::Other, DEFAULT_FILE_MODE)
     };
-    Metadata {
-        kind,
-        len: m.len(),
-        mode,
-    }
+    // What changes when the entry does: size and modification time.
+    let modified = m
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    let stamp = (modified as u64) ^ m.len().rotate_left(32);
+    Metadata::new(kind, m.len(), mode).with_stamp(stamp)
 }
 
 fn too_large(path: &RelPath, size: u64, limit: u64) -> Error {
-    Error::TooLarge {
-        what: format!("file {path}"),
-        size,
-        limit,
-    }
+    Error::file_too_large(path.as_str(), size, limit)
 }
 
 impl Root for WasiRoot {
     fn metadata(&self, path: &RelPath) -> Result<Option<Metadata>> {
-        match self.parent(path)? {
-            Parent::Dirs => self.lstat(path),
-            Parent::Absent => Ok(None),
+        if self.parent(path)? == Parents::Dirs {
+            self.lstat(path)
+        } else {
+            Ok(None)
         }
     }
 
@@ -270,8 +248,31 @@ impl Root for WasiRoot {
             .map_err(|_| Error::invalid_path(path.as_str(), "symlink target is not UTF-8"))
     }
 
-    fn write_file(&self, path: &RelPath, bytes: &[u8], _mode: u32, durable: bool) -> Result<()> {
-        self.replace_with(path, |temp| {
+    fn read_dir(&self, dir: Option<&RelPath>) -> Result<Vec<String>> {
+        let (shown, full) = match dir {
+            Some(d) => {
+                self.existing_parent(d)?;
+                (d.as_str(), self.full(d))
+            }
+            None => (".", self.base.clone()),
+        };
+        let mut names = Vec::new();
+        for entry in fs::read_dir(&full).map_err(|e| Error::io(shown, categorize(e)))? {
+            let entry = entry.map_err(|e| Error::io(shown, categorize(e)))?;
+            let name = entry.file_name().into_string().map_err(|raw| {
+                Error::invalid_path(
+                    format!("{shown}/{}", raw.to_string_lossy()),
+                    "a name that is not UTF-8",
+                )
+            })?;
+            names.push(name);
+        }
+        Ok(names)
+    }
+
+    fn write_file(&self, path: &RelPath, bytes: &[u8], options: &WriteOptions) -> Result<()> {
+        let durable = options.durable;
+        self.replace_with(path, options, |temp| {
             let mut file = fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
@@ -284,13 +285,38 @@ impl Root for WasiRoot {
         })
     }
 
-    fn write_link(&self, path: &RelPath, target: &str) -> Result<()> {
-        self.replace_with(path, |temp| symlink(target, temp))
+    fn write_link(&self, path: &RelPath, target: &str, options: &WriteOptions) -> Result<()> {
+        self.replace_with(path, options, |temp| symlink(target, temp))
     }
 
-    fn remove_file(&self, path: &RelPath) -> Result<()> {
+    fn remove_file(&self, path: &RelPath, expect: Expect) -> Result<()> {
         self.existing_parent(path)?;
+        if expect != Expect::Any {
+            check_expect(path, self.lstat(path)?.as_ref(), expect)?;
+        }
         fs::remove_file(self.full(path)).map_err(|e| Error::io(path.as_str(), categorize(e)))
+    }
+
+    fn remove_stray_temps(&self, dir: Option<&RelPath>, names: &[&str]) -> Result<usize> {
+        let mut removed = 0;
+        for name in self.read_dir(dir)? {
+            if !is_temp_for(&name, names) {
+                continue;
+            }
+            let path = match dir {
+                Some(d) => d.join(&name)?,
+                None => RelPath::try_from(name.as_str())?,
+            };
+            if self
+                .lstat(&path)?
+                .is_some_and(|m| m.kind == EntryKind::File)
+            {
+                fs::remove_file(self.full(&path))
+                    .map_err(|e| Error::io(path.as_str(), categorize(e)))?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
     }
 
     fn create_dir(&self, path: &RelPath) -> Result<()> {

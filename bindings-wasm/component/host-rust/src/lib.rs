@@ -4,13 +4,18 @@
 //! ```no_run
 //! # fn main() -> wasmtime::Result<()> {
 //! use agent_checkpoint_component_host::{
-//!     CaptureOptions, ComponentHost, OnConflict, PlanOptions, RecordAppliedOptions,
-//!     RollbackOptions,
+//!     CaptureOptions, ComponentHost, DiffOptions, OnConflict, PlanOptions,
+//!     RecordAppliedOptions, RollbackOptions,
 //! };
 //!
 //! let host = ComponentHost::new("agent_checkpoint_component.wasm".as_ref())?;
 //! let mut instance = host.instantiate("/home/me/project".as_ref(), "/project")?;
-//! let options = CaptureOptions { allow_git_dir: false, max_file_bytes: None, key: None };
+//! let options = CaptureOptions {
+//!     allow_git_dir: false,
+//!     max_file_bytes: None,
+//!     key: None,
+//!     record_root: true,
+//! };
 //! let snapshot = instance
 //!     .call(|c, store| c.call_create_checkpoint(store, "/project", &["src/a.py".into()], &options))?
 //!     .map_err(|e| wasmtime::Error::msg(e.message))?;
@@ -21,7 +26,14 @@
 //! let applied = instance
 //!     .call(|c, store| c.call_record_applied(store, "/project", &snapshot, &record))?
 //!     .map_err(|e| wasmtime::Error::msg(e.message))?;
-//! let plan = PlanOptions { allow_git_dir: false, on_conflict: OnConflict::Skip, key: key.clone() };
+//! let plan = PlanOptions {
+//!     allow_git_dir: false,
+//!     on_conflict: OnConflict::Skip,
+//!     key: key.clone(),
+//!     restore_setid: false,
+//!     strict_root: false,
+//!     diff: Some(DiffOptions { context: 3, max_bytes: 1 << 20 }),
+//! };
 //! let items = instance.call(|c, store| c.call_plan_rollback(store, "/project", &applied, &plan))?;
 //! let options = RollbackOptions {
 //!     durable: true,
@@ -29,6 +41,9 @@
 //!     on_conflict: OnConflict::Skip,
 //!     key,
 //!     redo: true,
+//!     restore_setid: false,
+//!     strict_root: false,
+//!     max_file_bytes: None,
 //! };
 //! let report = instance.call(|c, store| c.call_rollback(store, "/project", &applied, &options))?;
 //! # let _ = (items, report);
@@ -51,9 +66,10 @@ mod bindings {
 }
 
 pub use bindings::{
-    CaptureOptions, CapturedKind, CapturedPath, Checkpoint, CheckpointError, ErrorCode, IdKind,
-    OnConflict, PlanAction, PlanItem, PlanOptions, RecordAppliedOptions, RollbackOptions,
-    RollbackResult, ShadowBranch, UnrestoredPath,
+    CaptureOptions, CapturedKind, CapturedPath, Checkpoint, CheckpointError, DiffLine,
+    DiffLineKind, DiffOptions, ErrorCode, Hunk, IdKind, OnConflict, PathDiff, PathProblem,
+    PlanAction, PlanItem, PlanOptions, RecordAppliedOptions, RollbackOptions, RollbackReport,
+    ShadowBranch,
 };
 
 /// What one store holds: the WASI context (with its preopen) and its resources.
@@ -134,12 +150,45 @@ pub fn snake_code(code: ErrorCode) -> &'static str {
         ErrorCode::InvalidPath => "invalid_path",
         ErrorCode::PathEscapesRoot => "path_escapes_root",
         ErrorCode::NotAFile => "not_a_file",
+        ErrorCode::NotADirectory => "not_a_directory",
         ErrorCode::MalformedSnapshot => "malformed_snapshot",
         ErrorCode::UnsupportedVersion => "unsupported_version",
         ErrorCode::TooLarge => "too_large",
+        ErrorCode::InvalidArgument => "invalid_argument",
+        ErrorCode::InvalidPattern => "invalid_pattern",
         ErrorCode::Unauthenticated => "unauthenticated",
+        ErrorCode::RootMismatch => "root_mismatch",
         ErrorCode::NotFound => "not_found",
+        ErrorCode::NoTranscript => "no_transcript",
+        ErrorCode::NotARepository => "not_a_repository",
+        ErrorCode::CorruptObject => "corrupt_object",
+        ErrorCode::RefBusy => "ref_busy",
+        ErrorCode::Conflict => "conflict",
+        ErrorCode::RemoteUnreachable => "remote_unreachable",
+        ErrorCode::AuthFailed => "auth_failed",
+        ErrorCode::Rejected => "rejected",
         ErrorCode::PermissionDenied => "permission_denied",
         ErrorCode::Io => "io",
+    }
+}
+
+/// The spelling of a WIT diff line kind (`context`, `removed`, `added`).
+pub fn line_kind_name(kind: DiffLineKind) -> &'static str {
+    match kind {
+        DiffLineKind::Context => "context",
+        DiffLineKind::Removed => "removed",
+        DiffLineKind::Added => "added",
+    }
+}
+
+/// The snake_case spelling of a WIT plan action (`keep`, ..., `refuse`).
+pub fn action_name(action: PlanAction) -> &'static str {
+    match action {
+        PlanAction::Keep => "keep",
+        PlanAction::Write => "write",
+        PlanAction::Remove => "remove",
+        PlanAction::Rmdir => "rmdir",
+        PlanAction::Conflict => "conflict",
+        PlanAction::Refuse => "refuse",
     }
 }

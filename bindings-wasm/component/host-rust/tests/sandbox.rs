@@ -8,8 +8,8 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use agent_checkpoint_component_host::{
-    CaptureOptions, ComponentHost, ErrorCode, OnConflict, PlanOptions, RecordAppliedOptions,
-    RollbackOptions,
+    CaptureOptions, ComponentHost, ErrorCode, OnConflict, PlanAction, PlanOptions,
+    RecordAppliedOptions, RollbackOptions,
 };
 
 const GUEST: &str = "/sandbox";
@@ -47,6 +47,7 @@ fn escapes_are_refused_and_nothing_outside_is_written() {
         allow_git_dir: false,
         max_file_bytes: None,
         key: None,
+        record_root: true,
     };
     for path in [
         "../sentinel/secret.txt",
@@ -92,6 +93,9 @@ fn escapes_are_refused_and_nothing_outside_is_written() {
         on_conflict: OnConflict::Overwrite,
         key: None,
         redo: true,
+        restore_setid: false,
+        strict_root: false,
+        max_file_bytes: None,
     };
     let dotdot =
         r#"{"version":1,"entries":{"../sentinel/secret.txt":"cHduZWQ="},"created_dirs":[]}"#;
@@ -114,6 +118,21 @@ fn escapes_are_refused_and_nothing_outside_is_written() {
         assert!(report.valid, "{key}");
         let unrestored: Vec<&str> = report.unrestored.iter().map(|u| u.path.as_str()).collect();
         assert_eq!(unrestored, [key], "{key} was written through a symlink");
+        // Refused by the plan, with the code the report gives the path; the
+        // redo cannot carry what it could not look at.
+        assert_eq!(report.unrestored[0].code, ErrorCode::NotADirectory, "{key}");
+        let plan: Vec<_> = report
+            .plan
+            .iter()
+            .map(|i| (i.path.as_str(), i.action, i.code))
+            .collect();
+        assert_eq!(
+            plan,
+            [(key, PlanAction::Refuse, Some(ErrorCode::NotADirectory))],
+            "{key}"
+        );
+        let not_in_redo: Vec<&str> = report.not_in_redo.iter().map(|n| n.path.as_str()).collect();
+        assert_eq!(not_in_redo, [key], "{key}");
     }
     let null_entry = r#"{"version":1,"entries":{"out/secret.txt":null},"created_dirs":[]}"#;
     let report = inst
@@ -122,21 +141,42 @@ fn escapes_are_refused_and_nothing_outside_is_written() {
         .unwrap();
     assert!(!report.ok, "deleting through a symlinked parent must fail");
 
-    // The preview and the guard only read, and never through a link: a key
-    // below a symlinked parent is an error; a link pointing out is recorded
-    // as a link, not as the sentinel's content.
+    // The preview and the guard only read, and never through a link: the
+    // preview refuses a key below a symlinked parent, the guard fails on it;
+    // a link pointing out is recorded as a link, not as the sentinel's
+    // content.
     let po = PlanOptions {
         allow_git_dir: false,
         on_conflict: OnConflict::Skip,
         key: None,
+        restore_setid: false,
+        strict_root: false,
+        diff: None,
     };
     let ra = RecordAppliedOptions {
         allow_git_dir: false,
         key: None,
     };
     let through = r#"{"version":1,"entries":{"out/secret.txt":"cHduZWQ="},"created_dirs":[]}"#;
-    let plan = inst.call(|c, s| c.call_plan_rollback(s, GUEST, through, &po));
-    assert!(plan.unwrap().is_err(), "planned through a symlinked parent");
+    let plan = inst
+        .call(|c, s| c.call_plan_rollback(s, GUEST, through, &po))
+        .unwrap()
+        .unwrap();
+    assert_eq!(plan.len(), 1, "{plan:?}");
+    assert_eq!(plan[0].path, "out/secret.txt");
+    assert_eq!(
+        plan[0].action,
+        PlanAction::Refuse,
+        "planned through a symlinked parent"
+    );
+    assert_eq!(plan[0].code, Some(ErrorCode::NotADirectory));
+    assert!(
+        plan[0]
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.contains("symlink")),
+        "{plan:?}"
+    );
     let recorded = inst.call(|c, s| c.call_record_applied(s, GUEST, through, &ra));
     assert!(
         recorded.unwrap().is_err(),

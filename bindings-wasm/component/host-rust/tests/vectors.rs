@@ -11,8 +11,9 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use agent_checkpoint_component_host::{
-    snake_code, CaptureOptions, CapturedKind, CheckpointError, ComponentHost, IdKind, Instance,
-    OnConflict, PlanAction, PlanOptions, RecordAppliedOptions, RollbackOptions, RollbackResult,
+    action_name, line_kind_name, snake_code, CaptureOptions, CapturedKind, CheckpointError,
+    ComponentHost, DiffLineKind, DiffOptions, IdKind, Instance, OnConflict, PathDiff, PlanItem,
+    PlanOptions, RecordAppliedOptions, RollbackOptions, RollbackReport,
 };
 use serde_json::{json, Value};
 
@@ -64,26 +65,119 @@ fn rollback_options(v: &Value) -> Outcome<RollbackOptions> {
         on_conflict,
         key: key_of(v),
         redo: v["redo"].as_bool().unwrap_or(true),
+        restore_setid: v["restore_setid"].as_bool().unwrap_or(false),
+        strict_root: v["strict_root"].as_bool().unwrap_or(false),
+        max_file_bytes: v["max_file_bytes"].as_u64(),
     })
 }
 
-/// The rollback options a plan takes (`durable` and `redo` change nothing in one).
-fn plan_options(options: &RollbackOptions) -> PlanOptions {
-    PlanOptions {
+/// The rollback options a plan takes (`durable`, `redo` and `max_file_bytes`
+/// change nothing in one), with diffs when the case expects them.
+fn plan_options(options: &RollbackOptions, case: &Value) -> Outcome<PlanOptions> {
+    let diff = match case.get("expect_diff") {
+        None => None,
+        Some(_) => {
+            let v = &case["diff_options"];
+            Some(DiffOptions {
+                context: v["context"]
+                    .as_u64()
+                    .map_or(Ok(3), u32::try_from)
+                    .map_err(|e| e.to_string())?,
+                max_bytes: v["max_bytes"].as_u64().unwrap_or(1 << 20),
+            })
+        }
+    };
+    Ok(PlanOptions {
         allow_git_dir: options.allow_git_dir,
         on_conflict: options.on_conflict,
         key: options.key.clone(),
-    }
+        restore_setid: options.restore_setid,
+        strict_root: options.strict_root,
+        diff,
+    })
 }
 
-fn action_name(action: PlanAction) -> &'static str {
-    match action {
-        PlanAction::Keep => "keep",
-        PlanAction::Write => "write",
-        PlanAction::Remove => "remove",
-        PlanAction::Rmdir => "rmdir",
-        PlanAction::Conflict => "conflict",
+/// The plan's diffs as the vectors spell them: path -> `{summary, text?}`
+/// (text only when there are hunks), after checking the hunks say what the
+/// text says.
+fn diffs_json(items: &[PlanItem]) -> Outcome<Value> {
+    let mut out = serde_json::Map::new();
+    for item in items {
+        let Some(diff) = &item.diff else { continue };
+        let mut entry = json!({ "summary": diff.summary });
+        if let Some(text) = &diff.text {
+            let body = text.split('\n').collect::<Vec<_>>();
+            let body = body[2.min(body.len())..body.len().saturating_sub(1)]
+                .join("\n")
+                .replace('\r', "")
+                .replace("\n\\ No newline at end of file", "");
+            check_eq(
+                "hunks",
+                &Value::from(body),
+                &Value::from(hunks_text(&item.path, diff)?),
+            )?;
+            entry["text"] = Value::from(text.as_str());
+        } else if !diff.hunks.is_empty() {
+            return Err(format!("{}: hunks without a text", item.path));
+        }
+        out.insert(item.path.clone(), entry);
     }
+    Ok(Value::Object(out))
+}
+
+/// The hunks written back as unified-diff lines (no headers, no no-newline
+/// markers), checking each line's numbers on the way.
+fn hunks_text(path: &str, diff: &PathDiff) -> Outcome<String> {
+    let mut lines = Vec::new();
+    let span = |start: u32, n: u32| {
+        if n == 1 {
+            start.to_string()
+        } else {
+            format!("{start},{n}")
+        }
+    };
+    for h in &diff.hunks {
+        lines.push(format!(
+            "@@ -{} +{} @@",
+            span(h.old_start, h.old_lines),
+            span(h.new_start, h.new_lines)
+        ));
+        let (mut old, mut new) = (h.old_start.max(1), h.new_start.max(1));
+        for l in &h.lines {
+            let want_old = (l.kind != DiffLineKind::Added).then_some(old);
+            let want_new = (l.kind != DiffLineKind::Removed).then_some(new);
+            if (l.old_line, l.new_line) != (want_old, want_new) {
+                return Err(format!("{path}: line numbers of {:?}", l.text));
+            }
+            old += u32::from(l.old_line.is_some());
+            new += u32::from(l.new_line.is_some());
+            let marker = match line_kind_name(l.kind) {
+                "context" => ' ',
+                "removed" => '-',
+                _ => '+',
+            };
+            lines.push(format!("{marker}{}", l.text));
+        }
+    }
+    Ok(lines.join("\n"))
+}
+
+/// A plan as the vectors spell it: `{path, action, conflict}`, plus the
+/// `code` of a refused path.
+fn plan_json(items: &[PlanItem]) -> Value {
+    Value::Array(
+        items
+            .iter()
+            .map(|i| {
+                let mut item =
+                    json!({"path": i.path, "action": action_name(i.action), "conflict": i.conflict});
+                if let Some(code) = i.code {
+                    item["code"] = Value::from(snake_code(code));
+                }
+                item
+            })
+            .collect(),
+    )
 }
 
 fn snapshot_text(v: &Value) -> String {
@@ -128,6 +222,9 @@ fn play(case: &Value, inst: &mut Instance, dir: &Path) -> Outcome<()> {
                     .unwrap_or(false),
                 max_file_bytes: case["capture_options"]["max_file_bytes"].as_u64(),
                 key: key_of(&case["capture_options"]),
+                record_root: case["capture_options"]["record_root"]
+                    .as_bool()
+                    .unwrap_or(true),
             };
             let got = wit(inst.call(|c, s| c.call_create_checkpoint(s, GUEST, &paths, &options)))?;
             match (got, case.get("expect_capture_error")) {
@@ -194,7 +291,12 @@ fn play(case: &Value, inst: &mut Instance, dir: &Path) -> Outcome<()> {
         check_eq("snapshot", want, &got)?;
     }
     if let Some(want) = case.get("expect_snapshot_text").and_then(Value::as_str) {
-        check_eq("snapshot text", want, snapshot.as_str())?;
+        // The root's canonical path as the component records it: the guest path.
+        check_eq(
+            "snapshot text",
+            want.replace("$ROOT", GUEST).as_str(),
+            snapshot.as_str(),
+        )?;
     }
     if op == "capture" {
         return check_tree(&before, &read_tree()?);
@@ -238,27 +340,32 @@ fn play(case: &Value, inst: &mut Instance, dir: &Path) -> Outcome<()> {
     {
         mutate(dir, step)?;
     }
+    let plan_opts = plan_options(&options, case)?;
+    let plan = wit(inst.call(|c, s| c.call_plan_rollback(s, GUEST, &snapshot, &plan_opts)))?;
     if let Some(want) = case.get("expect_plan") {
-        let plan = plan_options(&options);
-        let got = wit(inst.call(|c, s| c.call_plan_rollback(s, GUEST, &snapshot, &plan)))?;
-        match (got, want.as_str()) {
+        match (&plan, want.as_str()) {
             (Err(code), Some(want)) => check_eq("plan error", want, code.as_str())?,
             (Err(code), None) => return Err(format!("plan failed: {code}")),
-            (Ok(items), _) => {
-                let got: Vec<Value> = items
-                    .iter()
-                    .map(|i| json!({"path": i.path, "action": action_name(i.action), "conflict": i.conflict}))
-                    .collect();
-                check_eq("plan", want, &Value::Array(got))?;
-            }
+            (Ok(items), _) => check_eq("plan", want, &plan_json(items))?,
         }
     }
+    if let (Some(want), Ok(items)) = (case.get("expect_diff"), &plan) {
+        check_eq("diffs", want, &diffs_json(items)?)?;
+    }
     let mutated = read_tree()?;
-    let mut rollback = |text: &str| -> Outcome<RollbackResult> {
+    let mut rollback = |text: &str| -> Outcome<RollbackReport> {
         wit(inst.call(|c, s| c.call_rollback(s, GUEST, text, &options)))?
             .map_err(|code| format!("rollback failed: {code}"))
     };
     let mut report = rollback(&snapshot)?;
+    // The plan is a contract: the rollback carried out exactly that plan.
+    if let (Ok(plan), true) = (&plan, report.valid) {
+        check_eq(
+            "plan carried out",
+            &plan_json(plan),
+            &plan_json(&report.plan),
+        )?;
+    }
     for _ in 1..case["rollback_times"].as_u64().unwrap_or(1) {
         report = rollback(&snapshot)?;
     }
@@ -283,7 +390,7 @@ fn play(case: &Value, inst: &mut Instance, dir: &Path) -> Outcome<()> {
     check_tree(&expected, &read_tree()?)
 }
 
-fn check_report(case: &Value, report: &RollbackResult) -> Outcome<()> {
+fn check_report(case: &Value, report: &RollbackReport) -> Outcome<()> {
     let want = &case["expect_report"];
     if let Some(ok) = want["ok"].as_bool() {
         let unrestored: Vec<_> = report
@@ -313,6 +420,23 @@ fn check_report(case: &Value, report: &RollbackResult) -> Outcome<()> {
         let want: Vec<String> =
             serde_json::from_value(conflicts.clone()).map_err(|e| e.to_string())?;
         check_eq("conflicts", &want, &report.conflicts)?;
+    }
+    if let Some(codes) = want.get("unrestored_codes") {
+        let got: serde_json::Map<String, Value> = report
+            .unrestored
+            .iter()
+            .map(|u| (u.path.clone(), Value::from(snake_code(u.code))))
+            .collect();
+        check_eq("unrestored codes", codes, &Value::Object(got))?;
+    }
+    if let Some(paths) = want.get("not_in_redo") {
+        let want: Vec<String> = serde_json::from_value(paths.clone()).map_err(|e| e.to_string())?;
+        let got: Vec<String> = report.not_in_redo.iter().map(|n| n.path.clone()).collect();
+        check_eq("not_in_redo", &want, &got)?;
+    }
+    if let Some(other) = want.get("other_root") {
+        let got = report.other_root.clone().map_or(Value::Null, Value::from);
+        check_eq("other_root", other, &got)?;
     }
     if let Some(has_redo) = want.get("has_redo").and_then(Value::as_bool) {
         check_eq("has redo", &has_redo, &report.redo.is_some())?;
@@ -414,13 +538,13 @@ fn play_naming(inst: &mut Instance, op: &str, args: &[Value]) -> Outcome<Result<
         "parse_ref" => ok(json!(trap(inst.call(|c, st| c.call_parse_ref(st, &s)))?)),
         "shadow_branch_name" => {
             let w = str_arg(args, 1)?;
-            ok(json!(trap(
-                inst.call(|c, st| c.call_shadow_branch_name(st, &s, &w))
-            )?))
+            Ok(wit(inst.call(|c, st| c.call_shadow_branch_name(st, &s, &w)))?.map(Value::from))
         }
         "parse_shadow_branch_name" => {
             let got = trap(inst.call(|c, st| c.call_parse_shadow_branch_name(st, &s)))?;
-            ok(json!(got.map(|b| [b.commit_prefix, b.worktree_hash])))
+            ok(json!(got.map(
+                |b| json!({"commit_prefix": b.commit_prefix, "worktree_hash": b.worktree_hash})
+            )))
         }
         "hash_worktree_id" => ok(json!(trap(
             inst.call(|c, st| c.call_hash_worktree_id(st, &s))
