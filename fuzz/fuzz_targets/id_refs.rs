@@ -2,8 +2,8 @@
 //! every name built from an ID parses back to it.
 #![no_main]
 
-use agent_checkpoint::id::{self, IdKind};
-use agent_checkpoint::{prompts, refs};
+use agent_checkpoint_naming::id::{self, IdKind};
+use agent_checkpoint_naming::{prompts, refs};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -39,9 +39,15 @@ fuzz_target!(|data: &[u8]| {
         assert!(s.ends_with(&parsed));
     }
 
-    let branch = refs::shadow_branch_name(s, t);
-    assert!(branch.starts_with(refs::SHADOW_BRANCH_PREFIX));
-    let _ = refs::parse_shadow_branch_name(&branch);
+    // Any input: a valid git ref name, or a typed error.
+    match refs::shadow_branch_name(s, t) {
+        Ok(branch) => {
+            assert!(branch.starts_with(refs::SHADOW_BRANCH_PREFIX));
+            assert!(refs::check_ref_name(&format!("refs/heads/{branch}")).is_ok());
+            assert!(refs::parse_shadow_branch_name(&branch).is_some());
+        }
+        Err(e) => assert_eq!(e.code(), agent_checkpoint::ErrorCode::InvalidArgument),
+    }
     let _ = refs::parse_shadow_branch_name(s);
     let _ = refs::is_shadow_branch(s);
     assert_eq!(refs::hash_worktree_id(t).len(), 6);

@@ -3,7 +3,7 @@
 //! and a canonical path that crosses no symlink resolves to itself.
 #![no_main]
 
-use agent_checkpoint::resolve::resolve;
+use agent_checkpoint::internals::resolve;
 use agent_checkpoint::root::MemNode;
 use agent_checkpoint::{capture, snapshot_paths, CaptureOptions, ErrorCode, MemRoot, RelPath};
 use libfuzzer_sys::fuzz_target;
@@ -106,7 +106,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let before = root.entries();
     match capture(&root, [input], &CaptureOptions::default()) {
-        Ok(snapshot) => assert!(!snapshot_paths(&snapshot).is_empty()),
+        Ok(snapshot) => assert!(!snapshot_paths(snapshot.as_str()).is_empty()),
         Err(e) => assert!(
             matches!(
                 e.code(),

@@ -1,15 +1,59 @@
-//! Snapshot parser and validator: any text either parses to a snapshot that
-//! round-trips through its canonical JSON, or is refused whole; rolling it
-//! back on an in-memory root touches nothing when refused and nothing but
-//! its captured paths (and their parent dirs) when accepted.
+//! Snapshot parser, validator and rollback: any text either parses to a
+//! snapshot that round-trips through its canonical JSON, or is refused
+//! whole; rolling it back on an in-memory root touches nothing when refused
+//! (whole-snapshot refusals: digests, links, ...), carries out exactly its
+//! plan, touches nothing but its captured paths (and their parent dirs),
+//! never leaves a symlink that resolves outside the root (through links the
+//! snapshot creates or the tree holds), and never creates a set-id file.
 #![no_main]
 
+use std::collections::BTreeMap;
+
 use agent_checkpoint::root::MemNode;
-use agent_checkpoint::snapshot::{Limits, ParseOptions, Snapshot};
 use agent_checkpoint::{
-    inspect_snapshot, rollback, snapshot_paths, MemRoot, RelPath, RollbackOptions,
+    inspect_snapshot, plan_rollback, rollback, snapshot_paths, Limits, MemRoot, ParseOptions,
+    RelPath, RollbackOptions, Snapshot,
 };
 use libfuzzer_sys::fuzz_target;
+
+/// Where the link at `path` leads, resolved as the kernel does through the
+/// links of `tree`; `None` when it leaves the root (or loops).
+fn resolves_inside(tree: &BTreeMap<String, MemNode>, path: &str) -> bool {
+    let mut stack: Vec<String> = path.split('/').map(str::to_owned).collect();
+    stack.pop();
+    let Some(MemNode::Symlink(target)) = tree.get(path) else {
+        return true;
+    };
+    let mut pending: std::collections::VecDeque<String> =
+        target.split('/').map(str::to_owned).collect();
+    if target.starts_with('/') {
+        return false;
+    }
+    let mut hops = 0;
+    while let Some(part) = pending.pop_front() {
+        match part.as_str() {
+            "" | "." => continue,
+            ".." => {
+                if stack.pop().is_none() {
+                    return false;
+                }
+                continue;
+            }
+            _ => stack.push(part),
+        }
+        if let Some(MemNode::Symlink(next)) = tree.get(&stack.join("/")) {
+            hops += 1;
+            if hops > 40 || next.starts_with('/') {
+                return hops > 40;
+            }
+            stack.pop();
+            for piece in next.split('/').rev() {
+                pending.push_front(piece.to_owned());
+            }
+        }
+    }
+    true
+}
 
 fn tree() -> MemRoot {
     let root = MemRoot::with_absolute_path("/virtual/root");
@@ -60,7 +104,7 @@ fuzz_target!(|data: &[u8]| {
     let parsed = Snapshot::parse(text, &ParseOptions::default());
     if let Ok(snap) = &parsed {
         let canonical = snap.to_json();
-        let again = Snapshot::parse(&canonical, &ParseOptions::default())
+        let again = Snapshot::parse(canonical.as_str(), &ParseOptions::default())
             .expect("canonical JSON of a valid snapshot parses");
         assert_eq!(&again, snap, "round trip");
         assert_eq!(again.to_json(), canonical, "canonical form is stable");
@@ -68,44 +112,55 @@ fuzz_target!(|data: &[u8]| {
         assert!(inspect_snapshot(text).is_ok());
     }
     // Tight limits never let more through than the defaults.
-    let mut limits = Limits::default();
-    limits.max_snapshot_bytes = 256;
-    limits.max_entries = 4;
-    let mut tight = ParseOptions::default();
-    tight.limits = limits;
+    let tight = ParseOptions::default().with_limits(
+        Limits::default()
+            .with_max_snapshot_bytes(256)
+            .with_max_entries(4),
+    );
     if Snapshot::parse(text, &tight).is_ok() {
         assert!(parsed.is_ok());
     }
 
     let root = tree();
     let before = root.entries();
-    let mut options = RollbackOptions::default();
-    options.durable = false;
-    let report = rollback(&root, text, &options);
-    assert_eq!(report.valid(), parsed.is_ok(), "rollback and parse agree");
+    let options = RollbackOptions::default().with_durable(false);
+    let Ok(snap) = parsed else {
+        return;
+    };
+    let plan = plan_rollback(&root, &snap, &options.plan_options());
+    let report = rollback(&root, &snap, &options);
     let after = root.entries();
-    match parsed {
-        Err(e) => {
-            assert_eq!(report.error_code(), Some(e.code()));
+    let report = match (report, plan) {
+        (Err(e), Err(p)) => {
+            assert_eq!(e.code(), p.code(), "plan and rollback refuse alike");
             assert_eq!(before, after, "a refused snapshot changed the tree");
+            return;
         }
-        Ok(snap) => {
-            let mut allowed: Vec<String> = snap.paths();
-            allowed.extend(snap.created_dirs.iter().map(|d| d.to_string()));
-            // A captured path, a created dir, or a parent of one.
-            let touched = |k: &String| {
-                allowed
-                    .iter()
-                    .any(|a| a == k || a.starts_with(&format!("{k}/")))
-            };
-            for (k, v) in &before {
-                if !touched(k) {
-                    assert_eq!(after.get(k), Some(v), "uncaptured {k} changed");
-                }
-            }
-            for k in after.keys() {
-                assert!(before.contains_key(k) || touched(k), "{k} appeared");
-            }
+        (Ok(report), Ok(plan)) => {
+            assert_eq!(report.plan, plan, "rollback carried out its plan");
+            report
+        }
+        (r, p) => panic!("plan and rollback disagree: {r:?} / {p:?}"),
+    };
+    let _ = report;
+    let mut allowed: Vec<String> = snap.paths();
+    allowed.extend(snap.created_dirs().map(|d| d.to_string()));
+    // A captured path, a created dir, or a parent of one.
+    let touched = |k: &String| {
+        allowed
+            .iter()
+            .any(|a| a == k || a.starts_with(&format!("{k}/")) || k.starts_with(&format!("{a}/")))
+    };
+    for (k, v) in &before {
+        if !touched(k) {
+            assert_eq!(after.get(k), Some(v), "uncaptured {k} changed");
+        }
+    }
+    for (k, node) in &after {
+        assert!(before.contains_key(k) || touched(k), "{k} appeared");
+        assert!(resolves_inside(&after, k), "{k} resolves outside the root");
+        if let MemNode::File { mode, .. } = node {
+            assert_eq!(mode & 0o6000, 0, "{k} became set-id");
         }
     }
 });

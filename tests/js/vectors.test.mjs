@@ -4,9 +4,11 @@
 //   TARGET=node node --test tests/js/vectors.test.mjs        (default: node)
 //   TARGET=node,node-async node --test tests/js/vectors.test.mjs
 //
-// It is a port of core/tests/fs_vectors.rs and core/tests/naming_vectors.rs:
-// same order of steps, same comparisons. Targets return their natural JS
-// shapes; this file converts them to the vectors' shapes.
+// It is a port of core/tests/fs_vectors.rs, core/tests/naming_vectors.rs and
+// redact/tests/vectors.rs: same order of steps, same comparisons. Targets
+// return their natural JS shapes; this file converts them to the vectors'
+// shapes. Groups of cases a target cannot run (`skips`) and the store's
+// vectors are reported as skipped, with the reason, never silently passed.
 
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -14,6 +16,17 @@ import { readdirSync, readFileSync } from 'node:fs'
 
 const VECTORS = new URL('../vectors/', import.meta.url)
 const TARGETS = (process.env.TARGET || 'node').split(',').map((t) => t.trim()).filter(Boolean)
+
+/**
+ * The group of a vector file: the word before the first `_` (`fs`, `naming`,
+ * `store`) or the whole name (`redact`). Targets skip cases by group.
+ */
+const groupOf = (file) => file.replace(/\.json$/, '').split('_')[0]
+
+/** Groups no JS target plays here, and why. */
+const RUNNER_SKIPS = {
+  store: "git-store vectors (store_*.json) need git: played by the store's own tests",
+}
 
 /** Every case of every *.json file, in file then case order; names are unique. */
 function loadCases() {
@@ -58,7 +71,7 @@ function toVectorShape(op, value) {
   if (value === undefined) return null
   switch (op) {
     case 'parse_shadow_branch_name':
-      return value === null ? null : [value.commitPrefix, value.worktreeHash]
+      return value === null ? null : { commit_prefix: value.commitPrefix, worktree_hash: value.worktreeHash }
     case 'ulid_timestamp_ms':
       return value === null ? null : Number(value)
     case 'inspect_snapshot':
@@ -90,6 +103,85 @@ function checkPure(c, got) {
     assert.deepEqual(toVectorShape(c.op, got.ok), c.expect)
   }
 }
+
+// ---- redaction cases --------------------------------------------------------
+
+/** The case's snake_case options as the JS options object (only keys given). */
+function redactOptions(v = {}) {
+  const o = {}
+  if ('personal_data' in v) o.personalData = v.personal_data
+  if ('rules' in v) o.rules = v.rules
+  return o
+}
+
+/** Input and expectation: a string, or bytes (a Buffer) for `blob`. */
+function redactValue(c, key) {
+  if (`${key}_b64` in c) return Buffer.from(c[`${key}_b64`], 'base64')
+  return c.op === 'blob' ? Buffer.from(c[key], 'utf8') : c[key]
+}
+
+/** A target's output in a comparable form: strings stay, bytes become base64. */
+function redactShape(c, value) {
+  if (c.op !== 'blob') {
+    assert.equal(typeof value, 'string', `redact ${c.op} must return a string`)
+    return value
+  }
+  assert.ok(value instanceof Uint8Array, 'redactBlob must return a Uint8Array (or a Buffer)')
+  return `base64:${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')}`
+}
+
+function needsApi(api, name) {
+  assert.equal(typeof api[name], 'function', `target has no ${name}; declare \`skips\` for the redact group instead`)
+}
+
+/** Calls the module function of the case's op with `options`. */
+function redactCall(api, c, value, options) {
+  const name = { text: 'redactText', json: 'redactJson', blob: 'redactBlob' }[c.op]
+  assert.ok(name, `unknown redact op ${c.op}`)
+  needsApi(api, name)
+  return c.op === 'blob' ? api[name](c.path, value, options) : api[name](value, options)
+}
+
+/** The `Redactor` method with findings for the case's op: `{output, findings}`. */
+async function redactWithFindings(redactor, c, value) {
+  const found =
+    c.op === 'blob'
+      ? await redactor.redactBlobWithFindings(c.path, value)
+      : await redactor[c.op === 'text' ? 'redactTextWithFindings' : 'redactJsonWithFindings'](value)
+  return {
+    output: redactShape(c, found.output),
+    findings: found.findings.map((f) => ({ rule: f.rule, start: Number(f.start), end: Number(f.end) })),
+  }
+}
+
+async function playRedact(target, c) {
+  const { api } = target
+  const options = redactOptions(c.options)
+  const input = redactValue(c, 'input')
+  needsApi(api, 'Redactor')
+  if ('expect_error' in c) {
+    const got = await outcome(() => redactCall(api, c, input, options))
+    assert.ok('code' in got, `expected error ${c.expect_error}, got ${JSON.stringify(got.ok)}`)
+    assert.equal(got.code, c.expect_error, 'error code of the function')
+    const built = await outcome(() => new api.Redactor(options))
+    assert.ok('code' in built, `new Redactor() should throw ${c.expect_error}`)
+    assert.equal(built.code, c.expect_error, 'error code of new Redactor()')
+    return
+  }
+  const want = redactShape(c, redactValue(c, 'expect'))
+  const got = await outcome(() => redactCall(api, c, input, options))
+  assert.ok(!('code' in got), `unexpected error ${got.code}: ${got.error?.message}`)
+  assert.equal(redactShape(c, got.ok), want, 'output of the function')
+  const redactor = new api.Redactor(options)
+  const found = await redactWithFindings(redactor, c, input)
+  assert.equal(found.output, want, 'output with findings')
+  if ('expect_findings' in c) assert.deepEqual(found.findings, c.expect_findings, 'findings')
+  // Idempotent: the expected output is a fixed point with nothing found.
+  const again = await redactWithFindings(redactor, c, redactValue(c, 'expect'))
+  assert.deepEqual(again, { output: want, findings: [] }, 'redacting the output again')
+}
+
+// ---- pure cases --------------------------------------------------------------
 
 async function playPure(target, c) {
   const fn = target.api[camel(c.op)]
@@ -154,10 +246,81 @@ function rollbackOptions(v = {}) {
   if ('key' in v) o.key = v.key
   if ('on_conflict' in v) o.onConflict = v.on_conflict
   if ('redo' in v) o.redo = v.redo
+  if ('restore_setid' in v) o.restoreSetid = v.restore_setid
+  if ('strict_root' in v) o.strictRoot = v.strict_root
+  if ('max_file_bytes' in v) o.maxFileBytes = v.max_file_bytes
   return o
 }
 
+/** The options `planRollback` takes: those of a rollback that change what it decides. */
+export function planOptions({ allowGitDir, onConflict, key, restoreSetid, strictRoot }) {
+  const o = { allowGitDir, onConflict, key, restoreSetid, strictRoot }
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined))
+}
+
 const paths = (list) => list.map((u) => (typeof u === 'string' ? u : u.path))
+
+/** A plan as the vectors spell it: path, action, conflict, and a refusal's code. */
+const planItems = (plan) =>
+  plan.map((i) => {
+    const item = { path: i.path, action: i.action, conflict: i.conflict }
+    if (i.code != null) item.code = i.code
+    return item
+  })
+
+/** The diff options of a case that expects diffs (`{}` otherwise). */
+function diffOptions(c) {
+  if (!('expect_diff' in c)) return {}
+  const o = { diff: true }
+  if ('context' in (c.diff_options ?? {})) o.diffContext = c.diff_options.context
+  if ('max_bytes' in (c.diff_options ?? {})) o.diffMaxBytes = c.diff_options.max_bytes
+  return o
+}
+
+const MARKER = { context: ' ', removed: '-', added: '+' }
+
+/** The hunks written back as unified-diff lines (no headers, no no-newline
+ * markers), checking each line's numbers on the way. */
+function hunksText(item) {
+  const lines = []
+  const span = (start, n) => (n === 1 ? `${start}` : `${start},${n}`)
+  for (const h of item.hunks) {
+    lines.push(`@@ -${span(h.oldStart, h.oldLines)} +${span(h.newStart, h.newLines)} @@`)
+    let [oldLine, newLine] = [Math.max(h.oldStart, 1), Math.max(h.newStart, 1)]
+    for (const l of h.lines) {
+      assert.equal(l.oldLine ?? null, l.kind === 'added' ? null : oldLine, `${item.path}: oldLine of ${l.text}`)
+      assert.equal(l.newLine ?? null, l.kind === 'removed' ? null : newLine, `${item.path}: newLine of ${l.text}`)
+      if (l.oldLine != null) oldLine++
+      if (l.newLine != null) newLine++
+      lines.push(`${MARKER[l.kind]}${l.text}`)
+    }
+  }
+  return lines.join('\n')
+}
+
+/** The plan's diffs as the vectors spell them: path -> {summary, text?}
+ * (text only when there is a line diff), after checking the hunks say what
+ * the text says. */
+function planDiffs(plan) {
+  const out = {}
+  for (const item of plan) {
+    const hunks = item.hunks ?? []
+    if (item.diffSummary == null) {
+      assert.ok(item.diff == null && hunks.length === 0, `${item.path}: a diff without a summary`)
+      continue
+    }
+    const entry = { summary: item.diffSummary }
+    if (hunks.length > 0) {
+      entry.text = item.diff
+      const body = item.diff.split('\n').slice(2, -1).join('\n').replaceAll('\r', '')
+      assert.equal(hunksText(item), body.replaceAll('\n\\ No newline at end of file', ''), `${item.path}: hunks`)
+    } else {
+      assert.equal(item.diff, item.diffSummary, `${item.path}: diff without hunks`)
+    }
+    out[item.path] = entry
+  }
+  return out
+}
 
 function checkReport(c, report) {
   const want = c.expect_report ?? {}
@@ -169,6 +332,12 @@ function checkReport(c, report) {
   if ('conflicts' in want) assert.deepEqual(report.conflicts, want.conflicts, 'conflicts')
   if ('has_redo' in want) assert.equal(report.redo != null, want.has_redo, 'has redo')
   if ('unrestored' in want) assert.deepEqual(paths(report.unrestored), want.unrestored, 'unrestored')
+  if ('unrestored_codes' in want) {
+    const codes = Object.fromEntries(report.unrestored.map((u) => [u.path, u.code]))
+    assert.deepEqual(codes, want.unrestored_codes, 'unrestored codes')
+  }
+  if ('not_in_redo' in want) assert.deepEqual(paths(report.notInRedo), want.not_in_redo, 'not_in_redo')
+  if ('other_root' in want) assert.equal(report.otherRoot ?? null, want.other_root, 'other_root')
 }
 
 function needs(root, method) {
@@ -212,7 +381,10 @@ async function playOnRoot(target, root, c) {
   }
   if ('expect_paths' in c) assert.deepEqual(target.api.snapshotPaths(snapshot), c.expect_paths, 'snapshot_paths')
   if ('expect_snapshot' in c) assert.deepEqual(JSON.parse(snapshot), c.expect_snapshot, 'snapshot')
-  if ('expect_snapshot_text' in c) assert.equal(snapshot, c.expect_snapshot_text, 'snapshot text')
+  if ('expect_snapshot_text' in c) {
+    const want = c.expect_snapshot_text.replaceAll('$ROOT', root.canonicalPath ?? root.absPath)
+    assert.equal(snapshot, want, 'snapshot text')
+  }
   if (c.op === 'capture') return checkTree(before, keyed(await root.readTree()))
 
   for (const step of c.mutate ?? []) await root.mutate(step)
@@ -235,20 +407,24 @@ async function playOnRoot(target, root, c) {
     snapshot = got.ok
   }
   for (const step of c.human_edits ?? []) await root.mutate(step)
+  needs(root, 'plan')
+  const planned = await outcome(() => root.plan(snapshot, { ...planOptions(options), ...diffOptions(c) }))
   if ('expect_plan' in c) {
-    needs(root, 'plan')
-    const got = await outcome(() => root.plan(snapshot, options))
     if (typeof c.expect_plan === 'string') {
-      assert.ok('code' in got, `plan should fail with ${c.expect_plan}`)
-      assert.equal(got.code, c.expect_plan, 'plan error')
+      assert.ok('code' in planned, `plan should fail with ${c.expect_plan}`)
+      assert.equal(planned.code, c.expect_plan, 'plan error')
     } else {
-      assert.ok(!('code' in got), `plan failed: ${got.error?.message}`)
-      const items = got.ok.map((i) => ({ path: i.path, action: i.action, conflict: i.conflict }))
-      assert.deepEqual(items, c.expect_plan, 'plan')
+      assert.ok(!('code' in planned), `plan failed: ${planned.error?.message}`)
+      assert.deepEqual(planItems(planned.ok), c.expect_plan, 'plan')
     }
   }
+  if ('expect_diff' in c && !('code' in planned)) assert.deepEqual(planDiffs(planned.ok), c.expect_diff, 'diffs')
   const mutated = keyed(await root.readTree())
   let report = await root.rollback(snapshot, options)
+  if (!('code' in planned) && report.valid) {
+    // The plan is a contract: the rollback carried out exactly that plan.
+    assert.deepEqual(planItems(report.plan), planItems(planned.ok), 'the rollback carried out its plan')
+  }
   for (let i = 1; i < (c.rollback_times ?? 1); i++) report = await root.rollback(snapshot, options)
   if (c.check_redo === true) {
     assert.ok(report.redo != null, 'no redo snapshot')
@@ -267,13 +443,28 @@ async function playOnRoot(target, root, c) {
 
 // ---- one test() per case ----------------------------------------------------
 
+/** How a case of `file` is played. */
+function playerOf(file) {
+  const group = groupOf(file)
+  if (group === 'fs') return playFs
+  if (group === 'redact') return playRedact
+  return playPure
+}
+
 const cases = loadCases()
 for (const module of TARGETS) {
   const target = await import(new URL(`./targets/${module}.mjs`, import.meta.url))
   const expected = expectedFailures(target.name)
+  // A target lists what it cannot run as { group: reason }.
+  const skips = { ...RUNNER_SKIPS, ...(target.skips ?? {}) }
   describe(`vectors [${module}]`, () => {
     for (const c of cases) {
-      const play = c.file.startsWith('fs_') ? playFs : playPure
+      const group = groupOf(c.file)
+      if (group in skips) {
+        test(c.name, { skip: `not applicable to ${module}: ${skips[group]}` }, () => {})
+        continue
+      }
+      const play = playerOf(c.file)
       test(c.name, async () => {
         let failure = null
         try {

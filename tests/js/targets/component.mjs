@@ -12,6 +12,11 @@ import { mutate, readTree, writeTree } from '../../../bindings-wasm/component/ho
 
 export const name = 'component-node'
 
+/** Vector groups this target cannot run, with the reason the runner reports. */
+export const skips = {
+  redact: 'the WASI component has no redaction (the agent:checkpoint WIT world does not export it)',
+}
+
 const GUEST = '/sandbox'
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-checkpoint-component-'))
 process.on('exit', () => fs.rmSync(base, { recursive: true, force: true }))
@@ -29,7 +34,7 @@ export const api = {
   ulidTimestampMs: (id) => number(c.ulidTimestampMs(id)),
   refName: (id) => call(c.refName, id),
   parseRef: (name) => orNull(c.parseRef(name)),
-  shadowBranchName: (commit, worktree = '') => c.shadowBranchName(commit, worktree),
+  shadowBranchName: (commit, worktree = '') => call(c.shadowBranchName, commit, worktree),
   parseShadowBranchName: (name) => orNull(c.parseShadowBranchName(name)),
   hashWorktreeId: (id) => c.hashWorktreeId(id),
   isShadowBranch: (name) => c.isShadowBranch(name),
@@ -59,45 +64,80 @@ function known(options, names) {
   return options
 }
 
+const bigint = (n) => (n === undefined ? undefined : BigInt(n))
+
 function capture(root, paths, options) {
-  known(options, ['allowGitDir', 'maxFileBytes', 'key'])
-  const max = options.maxFileBytes
+  known(options, ['allowGitDir', 'maxFileBytes', 'key', 'recordRoot'])
   return call(c.createCheckpoint, root, paths, {
     allowGitDir: options.allowGitDir ?? false,
-    maxFileBytes: max === undefined ? undefined : BigInt(max),
+    maxFileBytes: bigint(options.maxFileBytes),
     key: keyBytes(options.key),
+    recordRoot: options.recordRoot ?? true,
   })
 }
 
+/** A WIT hunk in the JS packages' shape. */
+const hunk = (h) => ({
+  oldStart: h.oldStart,
+  oldLines: h.oldLines,
+  newStart: h.newStart,
+  newLines: h.newLines,
+  lines: h.lines.map((l) => ({ kind: l.kind, text: l.text, oldLine: l.oldLine, newLine: l.newLine })),
+})
+
+/** A WIT plan item in the JS packages' shape. */
+const planItem = (i) => ({
+  path: i.path,
+  action: i.action,
+  conflict: i.conflict,
+  code: i.code === undefined ? null : snakeCode(i.code),
+  reason: orNull(i.reason),
+  diff: i.diff === undefined ? null : (i.diff.text ?? i.diff.summary),
+  diffSummary: i.diff === undefined ? null : i.diff.summary,
+  hunks: i.diff === undefined ? [] : i.diff.hunks.map(hunk),
+})
+
+/** A WIT path-problem in the JS packages' shape. */
+const problem = (p) => ({ path: p.path, code: snakeCode(p.code), reason: p.reason })
+
 function rollback(root, text, options) {
-  known(options, ['durable', 'allowGitDir', 'onConflict', 'key', 'redo'])
+  known(options, ['durable', 'allowGitDir', 'onConflict', 'key', 'redo', 'restoreSetid', 'strictRoot', 'maxFileBytes'])
   const r = call(c.rollback, root, text, {
     durable: options.durable ?? true,
     allowGitDir: options.allowGitDir ?? false,
     onConflict: options.onConflict ?? 'overwrite',
     key: keyBytes(options.key),
     redo: options.redo ?? true,
+    restoreSetid: options.restoreSetid ?? false,
+    strictRoot: options.strictRoot ?? false,
+    maxFileBytes: bigint(options.maxFileBytes),
   })
   return {
     restored: r.restored,
-    unrestored: r.unrestored.map((u) => u.path),
+    unrestored: r.unrestored.map(problem),
     conflicts: r.conflicts,
-    failures: Object.fromEntries(r.unrestored.map((u) => [u.path, u.reason])),
     valid: r.valid,
     ok: r.ok,
     errorCode: r.error ? snakeCode(r.error.code) : null,
     error: r.error ? r.error.message : null,
+    plan: r.plan.map(planItem),
     redo: orNull(r.redo),
+    notInRedo: r.notInRedo.map(problem),
+    otherRoot: orNull(r.otherRoot),
   }
 }
 
-/** `plan-rollback` with the rollback options it takes (`durable` and `redo` change nothing in a plan). */
+/** `plan-rollback` with the options it takes. */
 function plan(root, text, options) {
+  known(options, ['allowGitDir', 'onConflict', 'key', 'restoreSetid', 'strictRoot', 'diff', 'diffContext', 'diffMaxBytes'])
   return call(c.planRollback, root, text, {
     allowGitDir: options.allowGitDir ?? false,
     onConflict: options.onConflict ?? 'overwrite',
     key: keyBytes(options.key),
-  })
+    restoreSetid: options.restoreSetid ?? false,
+    strictRoot: options.strictRoot ?? false,
+    diff: options.diff ? { context: options.diffContext ?? 3, maxBytes: BigInt(options.diffMaxBytes ?? 1048576) } : undefined,
+  }).map(planItem)
 }
 
 function recordApplied(root, text, options) {

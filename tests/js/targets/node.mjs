@@ -28,11 +28,10 @@ export const api = {
   joinPrompts: binding.joinPrompts,
   snapshotPaths: binding.snapshotPaths,
   inspectSnapshot: binding.inspectSnapshot,
-}
-
-/** The rollback options `planRollback` takes (`durable` and `redo` change nothing in a plan). */
-export function planOptions({ allowGitDir, onConflict, key }) {
-  return { allowGitDir, onConflict, key }
+  redactText: binding.redactText,
+  redactJson: binding.redactJson,
+  redactBlob: binding.redactBlob,
+  Redactor: binding.Redactor,
 }
 
 /** The vectors' `{text|b64, mode}` node as bytes. */
@@ -53,7 +52,7 @@ function writeNode(full, node) {
 }
 
 /** The whole tree under `dir`, never following links. */
-function readTree(dir, prefix = '', out = {}) {
+function readTree(dir, prefix = '', out = Object.create(null)) {
   for (const entry of fs.readdirSync(dir)) {
     const full = path.join(dir, entry)
     const rel = prefix ? `${prefix}/${entry}` : entry
@@ -110,7 +109,7 @@ export async function newRoot(tree) {
   return makeRoot(dir, tmp, {
     capture: (paths, options) => binding.createCheckpoint(dir, paths, options),
     rollback: (text, options) => binding.rollback(dir, text, options),
-    plan: (text, options) => binding.planRollback(dir, text, planOptions(options)),
+    plan: (text, options) => binding.planRollback(dir, text, options),
     recordApplied: (text, options) => binding.recordApplied(dir, text, options),
   })
 }
@@ -119,6 +118,7 @@ export async function newRoot(tree) {
 export function makeRoot(dir, tmp, { capture, rollback, plan, recordApplied }) {
   return {
     absPath: dir,
+    canonicalPath: fs.realpathSync(dir),
     capture,
     rollback,
     plan,

@@ -26,12 +26,13 @@ export const api = {
   joinPrompts: wasm.joinPrompts,
   snapshotPaths: wasm.snapshotPaths,
   inspectSnapshot: wasm.inspectSnapshot,
+  redactText: wasm.redactText,
+  redactJson: wasm.redactJson,
+  redactBlob: wasm.redactBlob,
+  Redactor: wasm.Redactor,
 }
 
 const ABSOLUTE = '/virtual/root'
-
-/** The rollback options `planRollback` takes (`durable` and `redo` change nothing in a plan). */
-const planOptions = ({ allowGitDir, onConflict, key }) => ({ allowGitDir, onConflict, key })
 
 const bytesOf = (node) => ('text' in node ? Buffer.from(node.text, 'utf8') : Buffer.from(node.b64, 'base64'))
 
@@ -61,7 +62,7 @@ function mutate(fs, step) {
 }
 
 function readTree(fs) {
-  const out = {}
+  const out = Object.create(null) // a path may be named __proto__
   for (const e of fs.entries()) {
     if (e.kind === 'file') out[e.path] = { b64: Buffer.from(e.data).toString('base64'), mode: e.mode }
     else if (e.kind === 'dir') out[e.path] = { dir: true }
@@ -84,7 +85,7 @@ export async function newRoot(tree) {
     absPath: ABSOLUTE,
     capture: (paths, options) => wasm.createCheckpoint(fs, paths, options),
     rollback: (text, options) => wasm.rollback(fs, text, options),
-    plan: (text, options) => wasm.planRollback(fs, text, planOptions(options)),
+    plan: (text, options) => wasm.planRollback(fs, text, options),
     recordApplied: (text, options) => wasm.recordApplied(fs, text, options),
     readTree: () => readTree(fs),
     mutate: (step) => mutate(fs, step),
