@@ -5,9 +5,11 @@
 //! ckpt-bench gen <workload> <dir>             # writes <dir>/root and <dir>/paths.txt
 //! ckpt-bench run <contender> <op> <dir> <reps> [--no-redo]
 //!   contender: core | floor;  op: capture | rollback | rollback-durable
+//! ckpt-bench validate [<reps>] [<n>...]      # validation time against n (see validate.rs)
 //! ```
 
 mod floor;
+mod validate;
 mod workload;
 
 use std::path::{Path, PathBuf};
@@ -15,14 +17,15 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use agent_checkpoint::root::ambient_authority;
-use agent_checkpoint::{CapRoot, CaptureOptions, RollbackOptions};
+use agent_checkpoint::{CapRoot, CaptureOptions, ParseOptions, RollbackOptions, Snapshot};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("gen") if args.len() == 3 => workload::generate(&args[1], Path::new(&args[2])),
         Some("run") if args.len() >= 5 => run(&args[1..]),
-        _ => Err("usage: ckpt-bench gen <workload> <dir> | run <contender> <op> <dir> <reps> [--no-redo]".into()),
+        Some("validate") => validate_args(&args[1..]),
+        _ => Err("usage: ckpt-bench gen <workload> <dir> | run <contender> <op> <dir> <reps> [--no-redo] | validate [<reps>] [<n>...]".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -31,6 +34,20 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `validate [<reps>] [<n>...]`: 5 runs and the default sizes unless given.
+fn validate_args(args: &[String]) -> Result<(), String> {
+    let numbers = args
+        .iter()
+        .map(|a| a.parse::<usize>().map_err(|e| format!("{a}: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let reps = numbers.first().copied().unwrap_or(5).max(1);
+    let sizes = match numbers.get(1..) {
+        Some(sizes) if !sizes.is_empty() => sizes.to_vec(),
+        _ => validate::DEFAULT_SIZES.to_vec(),
+    };
+    validate::run(&sizes, reps)
 }
 
 fn run(args: &[String]) -> Result<(), String> {
@@ -48,14 +65,14 @@ fn run(args: &[String]) -> Result<(), String> {
             // Capture runs measure peak memory too: no snapshot is held beforehand.
             let snapshot = match op {
                 "capture" => String::new(),
-                _ => {
-                    agent_checkpoint::capture(&root, &paths, &options).map_err(|e| e.to_string())?
-                }
+                _ => agent_checkpoint::capture(&root, &paths, &options)
+                    .map_err(|e| e.to_string())?
+                    .into_string(),
             };
             let mut size = snapshot.len();
-            let mut rollback_options = RollbackOptions::default();
-            rollback_options.durable = op == "rollback-durable";
-            rollback_options.redo = redo;
+            let rollback_options = RollbackOptions::default()
+                .with_durable(op == "rollback-durable")
+                .with_redo(redo);
             // One untimed run first: every contender measures a warm cache.
             for rep in 0..=reps {
                 let start = Instant::now();
@@ -67,15 +84,18 @@ fn run(args: &[String]) -> Result<(), String> {
                         std::hint::black_box(s);
                     }
                     _ => {
-                        let report =
-                            agent_checkpoint::rollback(&root, &snapshot, &rollback_options);
+                        // As a user does: the snapshot text is parsed, then rolled back.
+                        let parsed = Snapshot::parse(&snapshot, &ParseOptions::default())
+                            .map_err(|e| e.to_string())?;
+                        let report = agent_checkpoint::rollback(&root, &parsed, &rollback_options)
+                            .map_err(|e| e.to_string())?;
                         if !report.ok() {
                             return Err(format!(
                                 "rollback not ok: {:?}",
                                 report.unrestored.first()
                             ));
                         }
-                        std::hint::black_box(report);
+                        let _ = std::hint::black_box(report);
                     }
                 }
                 if rep > 0 {
