@@ -49,7 +49,8 @@ def main() -> int:
         machine, interp = describe(name, data)
         ok = machine == want and not (static and interp)
         bad += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {name}: e_machine {machine} (want {want}){', static' if not interp else ', dynamic'}")
+        linked = (", static" if not interp else ", has an interpreter (dynamic)") if static else ""
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: e_machine {machine} (want {want}){linked}")
     return 1 if bad else 0
 
 
