@@ -110,7 +110,10 @@ fuzz_target!(|data: &[u8]| {
         Err(e) => assert!(
             matches!(
                 e.code(),
-                ErrorCode::InvalidPath | ErrorCode::PathEscapesRoot | ErrorCode::NotAFile
+                ErrorCode::InvalidPath
+                    | ErrorCode::PathEscapesRoot
+                    | ErrorCode::NotAFile
+                    | ErrorCode::NotADirectory
             ),
             "{input:?}: {e}"
         ),
