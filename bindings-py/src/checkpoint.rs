@@ -14,7 +14,7 @@ use agent_checkpoint::{
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyBytes, PyString};
 
 use crate::args::operation_paths;
 use crate::diff::{diff_options, Hunk};
@@ -26,10 +26,26 @@ fn open(root: &PathBuf) -> agent_checkpoint::Result<CapRoot> {
     CapRoot::open(root, ambient_authority())
 }
 
+/// The text of a snapshot argument, as UTF-8 bytes held by Python: one
+/// copy of the text (made by CPython's encoder), which the core borrows
+/// while the interpreter is detached (no second copy into a Rust `String`).
+pub struct SnapshotText<'py>(Bound<'py, PyBytes>);
+
+impl SnapshotText<'_> {
+    /// The text. Bytes CPython encoded as UTF-8 are UTF-8; a failure here
+    /// would be a malformed snapshot all the same.
+    pub fn as_str(&self) -> Result<&str, Error> {
+        std::str::from_utf8(self.0.as_bytes())
+            .map_err(|_| Error::malformed("the snapshot text is not valid UTF-8"))
+    }
+}
+
 /// The text of a snapshot argument. A `str` that is not valid Unicode (a
 /// lone surrogate) is not a snapshot: `malformed_snapshot`, like any other
 /// bad document. Anything but a `str` is a `TypeError`.
-pub fn snapshot_text(checkpoint: &Bound<'_, PyAny>) -> PyResult<Result<String, Error>> {
+pub fn snapshot_text<'py>(
+    checkpoint: &Bound<'py, PyAny>,
+) -> PyResult<Result<SnapshotText<'py>, Error>> {
     let text = checkpoint.cast::<PyString>().map_err(|_| {
         PyTypeError::new_err(format!(
             "checkpoint must be the snapshot's JSON text (str), not {}",
@@ -40,8 +56,8 @@ pub fn snapshot_text(checkpoint: &Bound<'_, PyAny>) -> PyResult<Result<String, E
                 .unwrap_or_default()
         ))
     })?;
-    Ok(match text.to_cow() {
-        Ok(s) => Ok(s.into_owned()),
+    Ok(match text.encode_utf8() {
+        Ok(bytes) => Ok(SnapshotText(bytes)),
         Err(_) => Err(Error::malformed(
             "the snapshot text is not valid Unicode (it holds a lone surrogate)",
         )),
@@ -127,7 +143,10 @@ pub fn rollback(
     let options = plan
         .rollback_options(py, durable, redo, max_file_bytes)?
         .with_progress(progress_arg(progress)?);
-    run_rollback(py, root, snapshot_text(checkpoint)?, allow_git_dir, options)
+    match snapshot_text(checkpoint)? {
+        Ok(text) => run_rollback(py, root, text.as_str(), allow_git_dir, options),
+        Err(e) => run_rollback(py, root, Err(e), allow_git_dir, options),
+    }
 }
 
 /// Rolls the snapshot `text` back under `root` with the interpreter
@@ -136,7 +155,7 @@ pub fn rollback(
 pub(crate) fn run_rollback(
     py: Python<'_>,
     root: PathBuf,
-    text: Result<String, Error>,
+    text: Result<&str, Error>,
     allow_git_dir: bool,
     options: RollbackOptions,
 ) -> PyResult<RollbackResult> {
@@ -147,7 +166,7 @@ pub(crate) fn run_rollback(
     let parse = ParseOptions::allowing_git_dir(allow_git_dir).with_key(options.key.clone());
     let outcome = py.detach(move || {
         let root = open(&root).map_err(NotRun::Root)?;
-        let snapshot = Snapshot::parse(&text, &parse).map_err(NotRun::Refused)?;
+        let snapshot = Snapshot::parse(text, &parse).map_err(NotRun::Refused)?;
         agent_checkpoint::rollback(&root, &snapshot, &options).map_err(NotRun::Refused)
     });
     match outcome {
@@ -196,7 +215,13 @@ pub fn plan_rollback(
     .with_diff(diff_options(py, diff, diff_context, diff_max_bytes)?)
     .with_progress(progress_arg(progress)?);
     let text = snapshot_text(checkpoint)?.into_py_result(py)?;
-    run_plan(py, root, text, allow_git_dir, options)
+    run_plan(
+        py,
+        root,
+        text.as_str().into_py_result(py)?,
+        allow_git_dir,
+        options,
+    )
 }
 
 /// The plan of rolling the snapshot `text` back under `root`, with the
@@ -204,7 +229,7 @@ pub fn plan_rollback(
 pub(crate) fn run_plan(
     py: Python<'_>,
     root: PathBuf,
-    text: String,
+    text: &str,
     allow_git_dir: bool,
     options: PlanOptions,
 ) -> PyResult<Vec<PlanItem>> {
@@ -212,7 +237,7 @@ pub(crate) fn run_plan(
     let plan = py
         .detach(move || {
             let root = open(&root)?;
-            let snapshot = Snapshot::parse(&text, &parse)?;
+            let snapshot = Snapshot::parse(text, &parse)?;
             agent_checkpoint::plan_rollback(&root, &snapshot, &options)
         })
         .into_py_result(py)?;
@@ -234,10 +259,11 @@ pub fn record_applied(
 ) -> PyResult<String> {
     let key = key_arg(key)?;
     let text = snapshot_text(checkpoint)?.into_py_result(py)?;
+    let text = text.as_str().into_py_result(py)?;
     py.detach(move || {
         let root = open(&root)?;
         let parse = ParseOptions::allowing_git_dir(allow_git_dir).with_key(key.clone());
-        let snapshot = Snapshot::parse(&text, &parse)?;
+        let snapshot = Snapshot::parse(text, &parse)?;
         let options = RecordOptions::default().with_key(key);
         agent_checkpoint::record_applied(&root, &snapshot, &options)
     })

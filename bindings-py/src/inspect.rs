@@ -9,9 +9,10 @@ use crate::errors::IntoPyResult;
 /// snapshot (best effort, like the seed).
 #[pyfunction]
 pub fn snapshot_paths(py: Python<'_>, checkpoint: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-    Ok(match snapshot_text(checkpoint)? {
-        Ok(text) => py.detach(move || agent_checkpoint::snapshot_paths(&text)),
-        Err(_) => Vec::new(),
+    let held = snapshot_text(checkpoint)?;
+    Ok(match held.as_ref().map(|t| t.as_str()) {
+        Ok(Ok(text)) => py.detach(move || agent_checkpoint::snapshot_paths(text)),
+        _ => Vec::new(),
     })
 }
 
@@ -25,8 +26,9 @@ pub fn inspect_snapshot(
     checkpoint: &Bound<'_, PyAny>,
 ) -> PyResult<Vec<CapturedPath>> {
     let text = snapshot_text(checkpoint)?.into_py_result(py)?;
+    let text = text.as_str().into_py_result(py)?;
     let items = py
-        .detach(move || agent_checkpoint::inspect_snapshot(&text))
+        .detach(move || agent_checkpoint::inspect_snapshot(text))
         .into_py_result(py)?;
     Ok(items.into_iter().map(CapturedPath::from).collect())
 }

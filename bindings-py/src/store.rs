@@ -215,7 +215,7 @@ impl CheckpointStore {
         .rollback_options(py, durable, redo, max_file_bytes)?
         .with_progress(progress_arg(progress)?);
         let (root, text) = self.undo(py, checkpoint_id, root)?;
-        run_rollback(py, root, Ok(text), allow_git_dir, options)
+        run_rollback(py, root, Ok(&text), allow_git_dir, options)
     }
 
     /// What `rollback` with the same options would do, touching nothing;
@@ -252,7 +252,7 @@ impl CheckpointStore {
         .with_diff(diff_options(py, diff, diff_context, diff_max_bytes)?)
         .with_progress(progress_arg(progress)?);
         let (root, text) = self.undo(py, checkpoint_id, root)?;
-        run_plan(py, root, text, allow_git_dir, options)
+        run_plan(py, root, &text, allow_git_dir, options)
     }
 
     /// Replaces a session's transcript (and prompts, when given); returns the commit.

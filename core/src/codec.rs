@@ -9,6 +9,9 @@ use std::sync::OnceLock;
 
 use base64::engine::general_purpose::{GeneralPurpose, PAD, STANDARD};
 use base64::Engine as _;
+use sha2::{Digest as _, Sha256};
+
+use crate::digest::{sha256, Sha256Digest};
 
 /// The scalar engine (the reference; also the fallback off x86_64/aarch64).
 pub const SCALAR: GeneralPurpose = STANDARD;
@@ -36,9 +39,75 @@ pub fn decode(text: &str) -> Result<Vec<u8>, base64::DecodeError> {
     engine().decode(text)
 }
 
+/// Text decoded per step by [`decode_hashing`]: a multiple of 4 characters,
+/// small enough that the decoded bytes are still in cache when hashed.
+const HASH_STEP: usize = 1 << 16;
+
+/// Decodes strict standard base64 and computes the SHA-256 of the bytes in
+/// the same pass (each step's bytes are hashed while still in cache).
+/// Accepts and refuses exactly what [`decode`] does, with the same error.
+pub(crate) fn decode_hashing(text: &str) -> Result<(Vec<u8>, Sha256Digest), base64::DecodeError> {
+    let whole = || {
+        decode(text).map(|bytes| {
+            let digest = sha256(&bytes);
+            (bytes, digest)
+        })
+    };
+    let input = text.as_bytes();
+    if input.len() <= HASH_STEP {
+        return whole();
+    }
+    let mut out = Vec::with_capacity(input.len() / 4 * 3);
+    let mut hasher = Sha256::new();
+    let mut rest = input;
+    while !rest.is_empty() {
+        let (step, tail) = rest.split_at(rest.len().min(HASH_STEP));
+        // Padding ends a step only if it ends the text: a step that ends
+        // with it mid-text (or fails) is judged on the whole text instead.
+        if !tail.is_empty() && step.last() == Some(&b'=') {
+            return whole();
+        }
+        let start = out.len();
+        if engine().decode_vec(step, &mut out).is_err() {
+            return whole();
+        }
+        hasher.update(&out[start..]);
+        rest = tail;
+    }
+    Ok((out, hasher.finalize().into()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decode_hashing_agrees_with_decode_then_hash() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i * 7 + 3) as u8).collect();
+        for len in [0, 1, 2, 3, 49_151, 49_152, 49_153, 98_304, 200_001, 300_000] {
+            let mut text = String::new();
+            encode_into(&data[..len], &mut text);
+            let (bytes, digest) = decode_hashing(&text).expect("valid base64");
+            assert_eq!(bytes, &data[..len]);
+            assert_eq!(digest, sha256(&data[..len]));
+        }
+        // Padding at a step's end in mid-text, bad characters late in the
+        // text: refused exactly as a whole decode refuses them.
+        let mut text = String::new();
+        encode_into(&data[..49_151], &mut text);
+        let mut padded_mid = text.clone();
+        padded_mid.push_str(&text);
+        let mut bad_late = text.clone();
+        bad_late.push_str(&"A".repeat(HASH_STEP));
+        bad_late.push_str("!!!!");
+        for bad in [padded_mid, bad_late] {
+            assert_eq!(
+                decode_hashing(&bad).err().map(|e| e.to_string()),
+                decode(&bad).err().map(|e| e.to_string())
+            );
+            assert!(decode(&bad).is_err());
+        }
+    }
 
     #[test]
     fn simd_and_scalar_agree_on_every_length_and_on_bad_input() {

@@ -130,9 +130,9 @@ pub fn rollback<R: Root + ?Sized>(
     let observe = Observe {
         bytes_up_to: options.redo.then_some(options.max_file_bytes),
     };
-    let decided = decide(root, snapshot, &options.plan_options(), observe)?;
+    let mut decided = decide(root, snapshot, &options.plan_options(), observe)?;
     let (redo, not_in_redo) = if options.redo {
-        redo::build(root, snapshot, &decided, options.key.as_ref())
+        redo::build(root, snapshot, &mut decided, options.key.as_ref())
     } else {
         (None, Vec::new())
     };

@@ -151,6 +151,11 @@ pub struct Snapshot {
     pub(crate) mac: Option<Sha256Digest>,
     /// The key this snapshot was verified with, when parsed with one.
     pub(crate) verified_with: Option<KeyId>,
+    /// Every file's bytes were found to match their recorded digest while
+    /// parsing (decoded and hashed in one pass): [`Snapshot::verify_digests`]
+    /// has nothing left to check. Only parsing sets it; nothing in this
+    /// crate changes a parsed snapshot's bytes or digests.
+    pub(crate) digests_verified: bool,
 }
 
 impl PartialEq for Snapshot {
@@ -289,6 +294,9 @@ impl Snapshot {
     /// parallel for large snapshots). A mismatch anywhere makes the whole
     /// snapshot invalid: rollback and plan refuse it before touching anything.
     pub fn verify_digests(&self) -> Result<()> {
+        if self.digests_verified {
+            return Ok(());
+        }
         let files: Vec<(&RelPath, &[u8], &Sha256Digest)> = self
             .entries
             .iter()

@@ -195,33 +195,49 @@ impl<R: Root + ?Sized> Run<'_, R> {
     }
 
     fn write(&mut self, d: &Decision<'_>) {
-        let result = match &d.step {
+        if !matches!(d.step, Step::WriteFile { .. } | Step::WriteLink { .. }) {
+            return;
+        }
+        // The parents are looked at only when the write says one is
+        // missing or not a directory: they are there for almost every
+        // path, and the write itself is what finds out.
+        let result = match self.write_once(d) {
+            Err(e) if parent_trouble(&e) => self
+                .ensure_parents(&d.path)
+                .and_then(|()| self.write_once(d)),
+            result => result,
+        };
+        match result {
+            Ok(()) => self.touched(d.path.parent(), Some(&d.path)),
+            Err(e) => self.failed(d, &e),
+        }
+    }
+
+    /// One attempt at the write of `d`, its parents as they are.
+    fn write_once(&self, d: &Decision<'_>) -> Result<()> {
+        match &d.step {
             Step::WriteFile {
                 bytes,
                 mode,
                 replace_dir,
-            } => self.ensure_parents(&d.path).and_then(|()| {
+            } => {
                 let options = WriteOptions::new(*mode)
                     .with_durable(self.durable)
                     .with_expect(d.expect)
                     .with_replace_empty_dir(*replace_dir);
                 self.root.write_file(&d.path, bytes, &options)
-            }),
+            }
             Step::WriteLink {
                 target,
                 replace_dir,
-            } => self.ensure_parents(&d.path).and_then(|()| {
+            } => {
                 let options = WriteOptions::new(0o777)
                     .with_durable(self.durable)
                     .with_expect(d.expect)
                     .with_replace_empty_dir(*replace_dir);
                 self.root.write_link(&d.path, target, &options)
-            }),
-            _ => return,
-        };
-        match result {
-            Ok(()) => self.touched(d.path.parent(), Some(&d.path)),
-            Err(e) => self.failed(d, &e),
+            }
+            _ => Ok(()),
         }
     }
 
@@ -315,4 +331,13 @@ impl<R: Root + ?Sized> Run<'_, R> {
             }
         }
     }
+}
+
+/// Whether a failed write may be down to its parents: one missing, or one
+/// that is not a directory (a file, or a symlink, which is never followed).
+fn parent_trouble(error: &Error) -> bool {
+    error.code() == ErrorCode::NotFound
+        || error
+            .io_error()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::NotADirectory)
 }

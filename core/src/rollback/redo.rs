@@ -1,11 +1,13 @@
 //! The `redo` snapshot: the captured paths as they are just before rollback,
-//! built from what the decision already read (no path is read twice).
+//! built from what the decision already read (no path is read twice, and
+//! the bytes read are moved into it, not copied).
 
 use super::NotInRedo;
 use crate::capture::created_dirs;
 use crate::digest::sha256;
 use crate::error::{Error, ErrorCode};
 use crate::observe::Now;
+use crate::parallel;
 use crate::plan::decide::{Decided, Step};
 use crate::root::Root;
 use crate::seal::{seal_text, SealKey};
@@ -16,7 +18,7 @@ use crate::snapshot::{Index, Snapshot, SnapshotJson};
 pub(super) fn build<R: Root + ?Sized>(
     root: &R,
     original: &Snapshot,
-    decided: &Decided<'_>,
+    decided: &mut Decided<'_>,
     key: Option<&SealKey>,
 ) -> (Option<SnapshotJson>, Vec<NotInRedo>) {
     let mut redo = Snapshot::default();
@@ -29,20 +31,21 @@ pub(super) fn build<R: Root + ?Sized>(
         })
     };
     let mut dirs = Vec::new();
-    for d in decided.decisions.iter().filter(|d| d.captured) {
+    let mut files = Vec::new();
+    for d in decided.decisions.iter_mut().filter(|d| d.captured) {
         let path = &d.path;
-        match &d.now {
+        match &mut d.now {
             Some(Now::Absent) => {
                 redo.entries.insert(path.clone(), None);
             }
             Some(Now::File {
                 meta,
-                bytes: Some(bytes),
+                bytes: bytes @ Some(_),
                 ..
             }) => {
-                redo.digests.insert(path.clone(), sha256(bytes));
+                // The decision is done with them: moved, not copied.
                 redo.modes.insert(path.clone(), meta.mode);
-                redo.entries.insert(path.clone(), Some(bytes.clone()));
+                files.push((path.clone(), bytes.take().unwrap_or_default()));
             }
             Some(Now::File {
                 readable: false, ..
@@ -96,6 +99,12 @@ pub(super) fn build<R: Root + ?Sized>(
                 ),
             },
         }
+    }
+    // The digests of what was read, on every core for large files.
+    let digests = parallel::map(&files, |(_, bytes)| bytes.len(), |(_, bytes)| sha256(bytes));
+    for ((path, bytes), digest) in files.into_iter().zip(digests) {
+        redo.digests.insert(path.clone(), digest);
+        redo.entries.insert(path, Some(bytes));
     }
     // A directory at a captured path (a type flip) is "no file here": a
     // `null` entry, kept as a directory because it holds captured files.

@@ -184,8 +184,9 @@ impl CapRoot {
     }
 
     /// Opens the regular file at `path` for reading, never through a
-    /// symlink and never blocking on a FIFO.
-    fn open_regular(&self, path: &RelPath) -> Result<std::fs::File> {
+    /// symlink and never blocking on a FIFO; returns it with its length
+    /// (from the one `fstat` that checks it is a regular file).
+    fn open_regular(&self, path: &RelPath) -> Result<(std::fs::File, u64)> {
         #[cfg(target_os = "linux")]
         if let Some(Ok(fd)) = beneath::open(&self.dir, path.as_str(), rustix::fs::OFlags::RDONLY) {
             let file = std::fs::File::from(fd);
@@ -198,7 +199,7 @@ impl CapRoot {
                 };
                 return Err(not_a_file(path, kind));
             }
-            return Ok(file);
+            return Ok((file, meta.len()));
         }
         let parent = self.existing_parent(path)?;
         let mut options = OpenOptions::new();
@@ -220,7 +221,7 @@ impl CapRoot {
         if !meta.is_file() {
             return Err(not_a_file(path, EntryKind::Other));
         }
-        Ok(file)
+        Ok((file, meta.len()))
     }
 
     /// Writes a temp file next to `path` with `fill`, checks `options`'
@@ -239,10 +240,11 @@ impl CapRoot {
             let temp = temp_name(name)?;
             let result = fill(&parent, &temp).map_err(|e| Error::io(path.as_str(), e));
             let result = result.and_then(|held| {
-                let found = lstat_in(&parent, path)?;
+                let raw = lstat_raw(&parent, path)?;
+                let found = raw.as_ref().map(metadata_of);
                 check_expect(path, found.as_ref(), options.expect)?;
                 if let Some(file) = &held {
-                    keep_owner(file, found.as_ref(), &parent, name);
+                    keep_owner(file, raw.as_ref());
                 }
                 if options.replace_empty_dir && found.is_some_and(|m| m.kind == EntryKind::Dir) {
                     parent
@@ -277,8 +279,14 @@ impl CapRoot {
 
 /// `lstat` of `path`'s last component inside its opened parent.
 fn lstat_in(parent: &Dir, path: &RelPath) -> Result<Option<Metadata>> {
+    Ok(lstat_raw(parent, path)?.as_ref().map(metadata_of))
+}
+
+/// `lstat` of `path`'s last component inside its opened parent, as the
+/// platform's metadata (owner included).
+fn lstat_raw(parent: &Dir, path: &RelPath) -> Result<Option<cap_std::fs::Metadata>> {
     match parent.symlink_metadata(path.file_name()) {
-        Ok(m) => Ok(Some(metadata_of(&m))),
+        Ok(m) => Ok(Some(m)),
         Err(e)
             if matches!(
                 e.kind(),
@@ -296,11 +304,8 @@ fn lstat_in(parent: &Dir, path: &RelPath) -> Result<Option<Metadata>> {
 /// refusal changes nothing. Set-id bits are cleared by a chown, so the mode
 /// is set again afterwards.
 #[cfg(target_os = "linux")]
-fn keep_owner(file: &std::fs::File, found: Option<&Metadata>, parent: &Dir, name: &str) {
-    if !found.is_some_and(|m| m.kind == EntryKind::File) {
-        return;
-    }
-    let Ok(old) = parent.symlink_metadata(name) else {
+fn keep_owner(file: &std::fs::File, found: Option<&cap_std::fs::Metadata>) {
+    let Some(old) = found.filter(|m| m.is_file()) else {
         return;
     };
     let Ok(new) = file.metadata() else { return };
@@ -316,7 +321,7 @@ fn keep_owner(file: &std::fs::File, found: Option<&Metadata>, parent: &Dir, name
 }
 
 #[cfg(not(target_os = "linux"))]
-fn keep_owner(_file: &std::fs::File, _found: Option<&Metadata>, _parent: &Dir, _name: &str) {}
+fn keep_owner(_file: &std::fs::File, _found: Option<&cap_std::fs::Metadata>) {}
 
 /// A hash of what changes whenever an entry does: device, inode, size,
 /// mode, and modification and status-change times to the nanosecond.
@@ -383,11 +388,12 @@ impl Root for CapRoot {
     }
 
     fn read_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<Vec<u8>> {
-        read_opened(path, self.open_regular(path)?, max_bytes)
+        let (file, len) = self.open_regular(path)?;
+        read_opened(path, file, len, max_bytes)
     }
 
     fn visit_file(&self, path: &RelPath, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
-        let mut file = self.open_regular(path)?;
+        let (mut file, _) = self.open_regular(path)?;
         let mut chunk = vec![0u8; 1 << 20];
         loop {
             let n = file
@@ -529,22 +535,19 @@ fn lock_temp(file: &std::fs::File) -> io::Result<()> {
     }
 }
 
-/// Reads an opened file: it must be a regular file no larger than `max_bytes`.
-fn read_opened(path: &RelPath, mut file: std::fs::File, max_bytes: Option<u64>) -> Result<Vec<u8>> {
-    let meta = file.metadata().map_err(|e| Error::io(path.as_str(), e))?;
-    if !meta.is_file() {
-        let kind = if meta.is_dir() {
-            EntryKind::Dir
-        } else {
-            EntryKind::Other
-        };
-        return Err(not_a_file(path, kind));
-    }
+/// Reads an opened regular file of `len` bytes (its `fstat` when opened),
+/// no larger than `max_bytes`.
+fn read_opened(
+    path: &RelPath,
+    mut file: std::fs::File,
+    len: u64,
+    max_bytes: Option<u64>,
+) -> Result<Vec<u8>> {
     let too_large = |size: u64, limit: u64| Error::file_too_large(path.as_str(), size, limit);
-    if let Some(limit) = max_bytes.filter(|l| meta.len() > *l) {
-        return Err(too_large(meta.len(), limit));
+    if let Some(limit) = max_bytes.filter(|l| len > *l) {
+        return Err(too_large(len, limit));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     match max_bytes {
         // The file may grow between fstat and read: never read past the limit.
         Some(limit) => (&mut file)

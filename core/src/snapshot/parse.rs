@@ -15,8 +15,9 @@ use serde_json::value::RawValue;
 
 use super::{ParseOptions, Snapshot, SNAPSHOT_VERSION};
 use crate::codec;
-use crate::digest::{from_hex, PathState};
+use crate::digest::{from_hex, PathState, Sha256Digest};
 use crate::error::{Error, Result};
+use crate::parallel;
 use crate::relpath::{truncate_for_message, RelPath};
 
 /// The top-level keys of format version 1 this build reads.
@@ -96,11 +97,28 @@ pub(super) fn parse(json: &str, options: &ParseOptions) -> Result<Snapshot> {
             strict_map(raw, "entries", limits.max_entries)?
         }
     };
-    for (key, encoded) in entries {
-        let path = snapshot_key(&key, "entries")?;
-        let content = match encoded {
+    // Each file's bytes are decoded and hashed in one pass (on every core
+    // for large snapshots); when every digest recorded matches, rollback
+    // need not hash them again.
+    let expected = expected_digests(top.field("digests"), limits.max_entries);
+    let decoded = parallel::map(
+        &entries,
+        |(_, encoded)| encoded.as_ref().map_or(0, |t| t.0.len()),
+        |(_, encoded)| encoded.as_ref().map(|t| codec::decode_hashing(&t.0)),
+    );
+    let mut intact = expected.is_some() || top.field("digests").is_none();
+    for ((key, _), result) in entries.iter().zip(decoded) {
+        let path = snapshot_key(key, "entries")?;
+        let content = match result {
             None => None,
-            Some(text) => Some(decode_base64(&path, &text.0)?),
+            Some(Ok((bytes, digest))) => {
+                let recorded = expected.as_ref().and_then(|m| m.get(key.as_str()));
+                if recorded.is_some_and(|d| *d != digest) {
+                    intact = false;
+                }
+                Some(bytes)
+            }
+            Some(Err(e)) => return Err(base64_error(&path, &e)),
         };
         snapshot.entries.insert(path, content);
     }
@@ -137,6 +155,7 @@ pub(super) fn parse(json: &str, options: &ParseOptions) -> Result<Snapshot> {
                 .insert(snapshot_key(&key, "digests")?, digest);
         }
     }
+    snapshot.digests_verified = intact;
     if let Some(raw) = top.field("applied") {
         let applied: Vec<(String, Option<String>)> =
             strict_map(raw, "applied", limits.max_entries)?;
@@ -224,12 +243,23 @@ fn keyed<V>(pairs: Vec<(String, V)>, field: &str) -> Result<BTreeMap<RelPath, V>
         .collect()
 }
 
-fn decode_base64(path: &RelPath, text: &str) -> Result<Vec<u8>> {
-    codec::decode(text).map_err(|e| {
-        Error::malformed(format!(
-            "entries: the content of {path:?} is not valid base64 ({e})"
-        ))
-    })
+fn base64_error(path: &RelPath, e: &base64::DecodeError) -> Error {
+    Error::malformed(format!(
+        "entries: the content of {path:?} is not valid base64 ({e})"
+    ))
+}
+
+/// The digests the snapshot records, by their key text, when `digests`
+/// reads cleanly (a field that does not is refused later, in its turn).
+fn expected_digests(
+    raw: Option<&RawValue>,
+    max_entries: usize,
+) -> Option<BTreeMap<String, Sha256Digest>> {
+    let pairs: Vec<(String, String)> = strict_map(raw?, "digests", max_entries).ok()?;
+    pairs
+        .into_iter()
+        .map(|(key, text)| from_hex(&text).map(|d| (key, d)))
+        .collect()
 }
 
 /// The top-level object: raw fields, duplicates refused. When `version`
