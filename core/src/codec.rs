@@ -57,24 +57,30 @@ pub(crate) fn decode_hashing(text: &str) -> Result<(Vec<u8>, Sha256Digest), base
     if input.len() <= HASH_STEP {
         return whole();
     }
+    // On any trouble the bytes decoded so far are freed before the whole
+    // text is decoded again for its error: a malformed entry never holds
+    // two decoded copies at once.
+    stepwise(input).map_or_else(whole, Ok)
+}
+
+/// The step-by-step decode and hash behind [`decode_hashing`]; `None` when
+/// a step fails, or ends with padding in mid-text (judged on the whole text).
+fn stepwise(input: &[u8]) -> Option<(Vec<u8>, Sha256Digest)> {
     let mut out = Vec::with_capacity(input.len() / 4 * 3);
     let mut hasher = Sha256::new();
     let mut rest = input;
     while !rest.is_empty() {
         let (step, tail) = rest.split_at(rest.len().min(HASH_STEP));
-        // Padding ends a step only if it ends the text: a step that ends
-        // with it mid-text (or fails) is judged on the whole text instead.
+        // Padding ends a step only if it ends the text.
         if !tail.is_empty() && step.last() == Some(&b'=') {
-            return whole();
+            return None;
         }
         let start = out.len();
-        if engine().decode_vec(step, &mut out).is_err() {
-            return whole();
-        }
+        engine().decode_vec(step, &mut out).ok()?;
         hasher.update(&out[start..]);
         rest = tail;
     }
-    Ok((out, hasher.finalize().into()))
+    Some((out, hasher.finalize().into()))
 }
 
 #[cfg(test)]
