@@ -18,6 +18,8 @@ mod shadow;
 mod snapshot_commands;
 mod store;
 mod store_remote;
+#[cfg(test)]
+mod test_git;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

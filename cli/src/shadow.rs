@@ -281,26 +281,9 @@ mod tests {
     use super::*;
     use clap::Parser;
     use std::path::Path;
-    use std::process::Command;
 
     fn git(dir: &Path, args: &[&str]) -> String {
-        let home = dir.join(".git").join("test-home");
-        std::fs::create_dir_all(&home).unwrap();
-        let out = Command::new("git")
-            .current_dir(dir)
-            .args(args)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", home.join(".gitconfig"))
-            .env("HOME", &home)
-            .env("LC_ALL", "C")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        crate::test_git::git_with_home(dir, &dir.join(".git").join("test-home"), args)
     }
 
     fn repo() -> tempfile::TempDir {
