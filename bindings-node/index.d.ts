@@ -916,7 +916,7 @@ export interface RollbackReport {
   /**
    * The captured paths as they were just before this rollback: rolling
    * it back brings the batch's result back. `null` when refused, or with
-   * `redo: false`.
+   * `redo: false`. Its text is made the first time it is read.
    */
   redo: string | null
   /** Captured paths the redo cannot carry, and why. */

@@ -98,6 +98,32 @@ test('redo: rolling back the redo snapshot brings the batch back', (t) => {
   assert.deepEqual([read(root, 'a.txt'), read(root, 'b.txt'), read(root, 'gen/c.txt')], ['A2', 'B2', 'C'])
 })
 
+test('redo: made when first read, then a plain field; JSON, spread and structuredClone carry it', async (t) => {
+  const { root, snap } = batch(t)
+  const report = ac.rollback(root, snap)
+  // Before it is read: an enumerable accessor in the report's own keys.
+  const before = Object.getOwnPropertyDescriptor(report, 'redo')
+  assert.equal(before.enumerable, true)
+  assert.equal(typeof before.get, 'function')
+  assert.ok(Object.keys(report).includes('redo'))
+  const viaJson = JSON.parse(JSON.stringify(report)).redo
+  // Once read it is a plain data property holding the same text.
+  const after = Object.getOwnPropertyDescriptor(report, 'redo')
+  assert.equal(after.get, undefined)
+  assert.equal(typeof after.value, 'string')
+  assert.equal(report.redo, viaJson)
+  assert.equal({ ...report }.redo, viaJson)
+  assert.equal(structuredClone(report).redo, viaJson)
+  assert.deepEqual(ac.snapshotPaths(report.redo), ['a.txt', 'b.txt', 'gen/c.txt'])
+  // The async variant behaves the same, and each report has its own redo.
+  const { root: root2, snap: snap2 } = batch(t)
+  const asyncReport = await ac.rollbackAsync(root2, snap2)
+  assert.equal(typeof Object.getOwnPropertyDescriptor(asyncReport, 'redo').get, 'function')
+  assert.deepEqual(ac.snapshotPaths(asyncReport.redo), ['a.txt', 'b.txt', 'gen/c.txt'])
+  assert.equal(ac.rollback(root2, asyncReport.redo).ok, true)
+  assert.equal(read(root2, 'a.txt'), 'A2')
+})
+
 test('redo: false returns no redo snapshot; a refused snapshot has none either', (t) => {
   const { root, snap } = batch(t)
   const report = ac.rollback(root, snap, { redo: false })

@@ -1,7 +1,10 @@
 //! What JavaScript sees of a snapshot and of a rollback: the report, the
 //! captured paths, and the read-only helpers that need no filesystem.
 
-use napi::Env;
+use std::sync::Arc;
+
+use napi::bindgen_prelude::{JsObjectValue, Object, ToNapiValue, TypeName, ValueType};
+use napi::{sys, Env, JsValue, Property, PropertyAttributes};
 use napi_derive::napi;
 
 use crate::error::OrThrow;
@@ -19,8 +22,8 @@ pub struct PathProblem {
 }
 
 /// What a rollback did.
-#[napi(object, use_nullable = true)]
-pub struct RollbackReport {
+#[napi(object, js_name = "RollbackReport", use_nullable = true)]
+pub struct RollbackReportObject {
     /// Paths now as captured, sorted.
     pub restored: Vec<String>,
     /// Paths that could not be restored, sorted, each with its code and reason.
@@ -41,7 +44,7 @@ pub struct RollbackReport {
     pub plan: Vec<crate::plan::PlanItem>,
     /// The captured paths as they were just before this rollback: rolling
     /// it back brings the batch's result back. `null` when refused, or with
-    /// `redo: false`.
+    /// `redo: false`. Its text is made the first time it is read.
     pub redo: Option<String>,
     /// Captured paths the redo cannot carry, and why.
     pub not_in_redo: Vec<PathProblem>,
@@ -49,61 +52,135 @@ pub struct RollbackReport {
     pub other_root: Option<String>,
 }
 
+/// A rollback's report on its way to JavaScript: a plain object (the
+/// `RollbackReport` interface) whose `redo` is an enumerable getter that
+/// makes the redo text the first time it is read and then becomes a plain
+/// property holding it. A caller that never reads `redo` never pays for
+/// encoding it or for a string of the size of every file restored;
+/// `JSON.stringify`, spreading and `structuredClone` read it as a field.
+pub struct RollbackReport {
+    object: RollbackReportObject,
+    redo: Option<Arc<agent_checkpoint::Redo>>,
+}
+
 impl RollbackReport {
     /// The report of a snapshot refused as a whole: nothing was touched.
     pub(crate) fn refused(error: &agent_checkpoint::Error) -> RollbackReport {
         RollbackReport {
-            restored: Vec::new(),
-            unrestored: Vec::new(),
-            conflicts: Vec::new(),
-            valid: false,
-            ok: false,
-            error_code: Some(error.code().as_str().to_owned()),
-            error: Some(error.to_string()),
-            plan: Vec::new(),
+            object: RollbackReportObject {
+                restored: Vec::new(),
+                unrestored: Vec::new(),
+                conflicts: Vec::new(),
+                valid: false,
+                ok: false,
+                error_code: Some(error.code().as_str().to_owned()),
+                error: Some(error.to_string()),
+                plan: Vec::new(),
+                redo: None,
+                not_in_redo: Vec::new(),
+                other_root: None,
+            },
             redo: None,
-            not_in_redo: Vec::new(),
-            other_root: None,
         }
     }
 }
 
 impl From<agent_checkpoint::RollbackReport> for RollbackReport {
     fn from(report: agent_checkpoint::RollbackReport) -> RollbackReport {
+        let problems = |list: Vec<(String, agent_checkpoint::ErrorCode, String)>| {
+            list.into_iter()
+                .map(|(path, code, reason)| PathProblem {
+                    path,
+                    code: code.as_str().to_owned(),
+                    reason,
+                })
+                .collect()
+        };
         RollbackReport {
-            valid: true,
-            ok: report.ok(),
-            error_code: None,
-            error: None,
-            unrestored: report
-                .unrestored
-                .into_iter()
-                .map(|u| PathProblem {
-                    path: u.path,
-                    code: u.code.as_str().to_owned(),
-                    reason: u.reason,
-                })
-                .collect(),
-            not_in_redo: report
-                .not_in_redo
-                .into_iter()
-                .map(|n| PathProblem {
-                    path: n.path,
-                    code: n.code.as_str().to_owned(),
-                    reason: n.reason,
-                })
-                .collect(),
-            restored: report.restored,
-            conflicts: report.conflicts,
-            other_root: report.plan.other_root.clone(),
-            plan: report
-                .plan
-                .items
-                .into_iter()
-                .map(crate::plan::PlanItem::from)
-                .collect(),
-            redo: report.redo.map(String::from),
+            object: RollbackReportObject {
+                valid: true,
+                ok: report.ok(),
+                error_code: None,
+                error: None,
+                unrestored: problems(
+                    report
+                        .unrestored
+                        .into_iter()
+                        .map(|u| (u.path, u.code, u.reason))
+                        .collect(),
+                ),
+                not_in_redo: problems(
+                    report
+                        .not_in_redo
+                        .into_iter()
+                        .map(|n| (n.path, n.code, n.reason))
+                        .collect(),
+                ),
+                restored: report.restored,
+                conflicts: report.conflicts,
+                other_root: report.plan.other_root.clone(),
+                plan: report
+                    .plan
+                    .items
+                    .into_iter()
+                    .map(crate::plan::PlanItem::from)
+                    .collect(),
+                redo: None,
+            },
+            redo: report.redo.map(Arc::new),
         }
+    }
+}
+
+impl TypeName for RollbackReport {
+    fn type_name() -> &'static str {
+        "RollbackReport"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ToNapiValue for RollbackReport {
+    unsafe fn to_napi_value(env: sys::napi_env, report: Self) -> napi::Result<sys::napi_value> {
+        // SAFETY: `env` is the live environment napi-rs passes in.
+        let raw = unsafe { RollbackReportObject::to_napi_value(env, report.object)? };
+        let Some(redo) = report.redo else {
+            return Ok(raw);
+        };
+        // SAFETY: `raw` is the object just made in `env`.
+        let mut object =
+            unsafe { <Object as napi::bindgen_prelude::FromNapiValue>::from_napi_value(env, raw)? };
+        object.define_properties(&[Property::new()
+            .with_utf8_name("redo")?
+            .with_property_attributes(
+                PropertyAttributes::Enumerable | PropertyAttributes::Configurable,
+            )
+            .with_getter_closure(move |env: Env, this: napi::bindgen_prelude::This| {
+                let json = redo.to_json();
+                let text = env.create_string(json.as_str())?;
+                let mut object = this.object;
+                object.define_properties(&[Property::new()
+                    .with_utf8_name("redo")?
+                    .with_value(&text)
+                    .with_property_attributes(
+                        PropertyAttributes::Writable
+                            | PropertyAttributes::Enumerable
+                            | PropertyAttributes::Configurable,
+                    )])?;
+                Ok(RawValue(text.raw()))
+            })])?;
+        Ok(raw)
+    }
+}
+
+/// A JavaScript value already made, handed back as it is.
+struct RawValue(sys::napi_value);
+
+impl ToNapiValue for RawValue {
+    unsafe fn to_napi_value(_env: sys::napi_env, value: Self) -> napi::Result<sys::napi_value> {
+        Ok(value.0)
     }
 }
 

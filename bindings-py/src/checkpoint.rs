@@ -10,10 +10,11 @@ use std::path::PathBuf;
 use agent_checkpoint::root::ambient_authority;
 use agent_checkpoint::{
     CapRoot, CaptureOptions, Error, ParseOptions, PathDiff, PlanItem as CorePlanItem, PlanOptions,
-    RecordOptions, RollbackOptions, RollbackReport, Snapshot,
+    RecordOptions, Redo, RollbackOptions, RollbackReport, Snapshot,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyString};
 
 use crate::args::operation_paths;
@@ -296,11 +297,10 @@ pub struct RollbackResult {
     /// The plan this rollback carried out (what `plan_rollback` says).
     #[pyo3(get)]
     plan: Vec<Py<PlanItem>>,
-    /// A snapshot of the captured paths as they were just before this
-    /// rollback rewrote them: rolling it back redoes the batch. `None` when
-    /// `redo=False` or the snapshot was refused.
-    #[pyo3(get)]
-    redo: Option<String>,
+    /// The redo snapshot, its text made when `redo` is first read.
+    redo: Option<Redo>,
+    /// The `str` of `redo`, once read.
+    redo_str: PyOnceLock<Py<PyString>>,
     /// Captured path the redo cannot carry -> why.
     #[pyo3(get)]
     not_in_redo: BTreeMap<String, String>,
@@ -325,6 +325,7 @@ impl RollbackResult {
             conflicts: Vec::new(),
             plan: Vec::new(),
             redo: None,
+            redo_str: PyOnceLock::new(),
             not_in_redo: BTreeMap::new(),
             other_root: None,
             error_code: Some(error.code().as_str()),
@@ -352,7 +353,8 @@ impl RollbackResult {
             conflicts: report.conflicts,
             plan,
             other_root: report.plan.other_root,
-            redo: report.redo.map(String::from),
+            redo: report.redo,
+            redo_str: PyOnceLock::new(),
             not_in_redo: report
                 .not_in_redo
                 .into_iter()
@@ -376,6 +378,20 @@ impl RollbackResult {
     #[getter]
     fn ok(&self) -> bool {
         self.valid() && self.unrestored.is_empty()
+    }
+
+    /// A snapshot of the captured paths as they were just before this
+    /// rollback rewrote them: rolling it back redoes the batch. `None` when
+    /// `redo=False` or the snapshot was refused. Its text is made the first
+    /// time it is read (with the interpreter released), then kept.
+    #[getter]
+    fn redo(&self, py: Python<'_>) -> Option<Py<PyString>> {
+        let redo = self.redo.as_ref()?;
+        let text = self.redo_str.get_or_init(py, || {
+            let json = py.detach(|| redo.to_json());
+            PyString::new(py, json.as_str()).unbind()
+        });
+        Some(text.clone_ref(py))
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import json
 import os
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -289,6 +292,22 @@ def test_redo_undoes_the_rollback(root: Path) -> None:
     assert ac.rollback(root, result.redo).ok
     assert (root / "b.txt").read_text() == "batch" and (root / "gen" / "x.py").read_text() == "batch"
     assert ac.rollback(root, snapshot, redo=False).redo is None
+
+
+def test_redo_is_made_once_when_read(root: Path) -> None:
+    snapshot = ac.create_checkpoint(root, ["b.txt"])
+    (root / "b.txt").write_text("batch")
+    result = ac.rollback(root, snapshot)
+    # Made on the first read (the interpreter released), then the same str.
+    texts = []
+    threads = [threading.Thread(target=lambda: texts.append(result.redo)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(texts)) == 1 and result.redo is result.redo
+    assert ac.snapshot_paths(result.redo) == ["b.txt"]
+    assert json.loads(result.redo)["entries"]["b.txt"] == base64.b64encode(b"batch").decode()
 
 
 def test_plan_rollback_touches_nothing(root: Path) -> None:

@@ -65,7 +65,7 @@ pub use options::{
 pub use plan::{plan_rollback, Plan, PlanAction, PlanItem};
 pub use progress::{OnProgress, Progress, ProgressStage};
 pub use relpath::{RelPath, MAX_NAME_BYTES, MAX_PATH_BYTES};
-pub use rollback::{rollback, NotInRedo, RollbackReport, Unrestored};
+pub use rollback::{rollback, NotInRedo, Redo, RollbackReport, Unrestored};
 #[cfg(all(feature = "cap-std", unix))]
 #[cfg_attr(docsrs, doc(cfg(feature = "cap-std")))]
 pub use root::CapRoot;

@@ -14,6 +14,9 @@
 
 mod execute;
 mod redo;
+mod redo_text;
+
+pub use redo_text::Redo;
 
 use std::collections::BTreeMap;
 
@@ -22,7 +25,7 @@ use crate::options::RollbackOptions;
 use crate::plan::decide::{decide, Observe};
 use crate::plan::Plan;
 use crate::root::Root;
-use crate::snapshot::{Snapshot, SnapshotJson};
+use crate::snapshot::Snapshot;
 
 /// One path rollback could not restore, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,7 +72,8 @@ pub struct RollbackReport {
     pub plan: Plan,
     /// The captured paths as they were just before this rollback: rolling
     /// it back brings the batch's result back. `None` when not asked for.
-    pub redo: Option<SnapshotJson>,
+    /// Its text is made when first read ([`Redo::as_str`]).
+    pub redo: Option<Redo>,
     /// Captured paths the redo leaves out, and why.
     pub not_in_redo: Vec<NotInRedo>,
 }

@@ -79,23 +79,42 @@ fn keyed(key: &SealKey) -> Result<HmacSha256> {
     })
 }
 
-/// The MAC of a snapshot's canonical text under `key`.
-fn mac_of(canonical_unsealed: &str, key: &SealKey) -> Result<Sha256Digest> {
-    let mut mac = keyed(key)?;
-    mac.update(canonical_unsealed.as_bytes());
-    Ok(mac.finalize().into_bytes().into())
-}
-
 /// Appends `"mac"` to canonical unsealed text (whose last byte is `}`).
-pub(crate) fn seal_text(mut canonical_unsealed: String, key: &SealKey) -> Result<String> {
-    let mac = mac_of(&canonical_unsealed, key)?;
-    if canonical_unsealed.pop() != Some('}') {
+pub(crate) fn seal_text(canonical_unsealed: String, key: &SealKey) -> Result<String> {
+    if !canonical_unsealed.ends_with('}') {
         return Err(Error::malformed("not a snapshot object"));
     }
-    canonical_unsealed.push_str(",\"mac\":\"");
-    canonical_unsealed.push_str(&to_hex(&mac));
-    canonical_unsealed.push_str("\"}");
-    Ok(canonical_unsealed)
+    Ok(Sealer::new(key)?.seal_object(canonical_unsealed))
+}
+
+/// A key made ready to seal (checked once, so sealing later cannot fail).
+#[derive(Clone)]
+pub(crate) struct Sealer(HmacSha256);
+
+impl Sealer {
+    /// Readies `key`; `unauthenticated` when it cannot key HMAC-SHA256.
+    pub(crate) fn new(key: &SealKey) -> Result<Sealer> {
+        keyed(key).map(Sealer)
+    }
+
+    /// Appends `"mac"` to canonical unsealed text, which must be a JSON
+    /// object as the snapshot encoder writes it (its last byte `}`).
+    pub(crate) fn seal_object(&self, mut canonical_unsealed: String) -> String {
+        let mut mac = self.0.clone();
+        mac.update(canonical_unsealed.as_bytes());
+        let mac: Sha256Digest = mac.finalize().into_bytes().into();
+        canonical_unsealed.pop();
+        canonical_unsealed.push_str(",\"mac\":\"");
+        canonical_unsealed.push_str(&to_hex(&mac));
+        canonical_unsealed.push_str("\"}");
+        canonical_unsealed
+    }
+}
+
+impl fmt::Debug for Sealer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Sealer(<redacted>)")
+    }
 }
 
 /// Checks that `snapshot` carries a MAC and that it is right for `key`.

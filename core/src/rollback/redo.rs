@@ -1,18 +1,17 @@
 //! The `redo` snapshot: the captured paths as they are just before rollback,
 //! built from what the decision already read (no path is read twice, and
-//! the bytes read are moved into it, not copied).
+//! the bytes read are moved into it, not copied). Its text is made only
+//! when asked for ([`Redo`]).
 
-use super::NotInRedo;
+use super::{NotInRedo, Redo};
 use crate::capture::created_dirs;
-use crate::digest::sha256;
 use crate::error::{Error, ErrorCode};
 use crate::observe::Now;
-use crate::parallel;
 use crate::plan::decide::{Decided, Step};
 use crate::root::Root;
-use crate::seal::{seal_text, SealKey};
+use crate::seal::{SealKey, Sealer};
 use crate::snapshot::validate::check_link_target;
-use crate::snapshot::{Index, Snapshot, SnapshotJson};
+use crate::snapshot::{Index, Snapshot};
 
 /// Builds the redo snapshot, and says which paths it cannot carry and why.
 pub(super) fn build<R: Root + ?Sized>(
@@ -20,7 +19,7 @@ pub(super) fn build<R: Root + ?Sized>(
     original: &Snapshot,
     decided: &mut Decided<'_>,
     key: Option<&SealKey>,
-) -> (Option<SnapshotJson>, Vec<NotInRedo>) {
+) -> (Option<Redo>, Vec<NotInRedo>) {
     let mut redo = Snapshot::default();
     let mut left_out = Vec::new();
     let mut leave_out = |path: &str, code: ErrorCode, reason: String| {
@@ -100,10 +99,8 @@ pub(super) fn build<R: Root + ?Sized>(
             },
         }
     }
-    // The digests of what was read, on every core for large files.
-    let digests = parallel::map(&files, |(_, bytes)| bytes.len(), |(_, bytes)| sha256(bytes));
-    for ((path, bytes), digest) in files.into_iter().zip(digests) {
-        redo.digests.insert(path.clone(), digest);
+    // Digests are left to the encoding, when the text is asked for.
+    for (path, bytes) in files {
         redo.entries.insert(path, Some(bytes));
     }
     // A directory at a captured path (a type flip) is "no file here": a
@@ -147,14 +144,11 @@ pub(super) fn build<R: Root + ?Sized>(
     if let Err(e) = crate::snapshot::validate::validate(&redo, true) {
         return (None, everything(original, &e));
     }
-    let text = match key {
-        Some(key) => match seal_text(redo.canonical_unsealed(), key) {
-            Ok(text) => text,
-            Err(e) => return (None, everything(original, &e)),
-        },
-        None => redo.to_json().into_string(),
+    let sealer = match key.map(Sealer::new).transpose() {
+        Ok(sealer) => sealer,
+        Err(e) => return (None, everything(original, &e)),
     };
-    (Some(SnapshotJson(text)), left_out)
+    (Some(Redo::new(redo, sealer)), left_out)
 }
 
 /// Every path left out, when no redo could be made at all.
