@@ -15,7 +15,7 @@ use agent_checkpoint::{
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::PyString;
 
 use crate::args::operation_paths;
 use crate::diff::{diff_options, Hunk};
@@ -27,26 +27,25 @@ fn open(root: &PathBuf) -> agent_checkpoint::Result<CapRoot> {
     CapRoot::open(root, ambient_authority())
 }
 
-/// The text of a snapshot argument, as UTF-8 bytes held by Python: one
-/// copy of the text (made by CPython's encoder), which the core borrows
-/// while the interpreter is detached (no second copy into a Rust `String`).
-pub struct SnapshotText<'py>(Bound<'py, PyBytes>);
+/// The text of a snapshot argument, as UTF-8 held by Python: the `str`'s
+/// own bytes when it is ASCII (no copy), otherwise the UTF-8 form CPython
+/// makes once and keeps with the `str`. The core borrows it while the
+/// interpreter is detached.
+pub struct SnapshotText<'py>(&'py str);
 
-impl SnapshotText<'_> {
-    /// The text. Bytes CPython encoded as UTF-8 are UTF-8; a failure here
-    /// would be a malformed snapshot all the same.
-    pub fn as_str(&self) -> Result<&str, Error> {
-        std::str::from_utf8(self.0.as_bytes())
-            .map_err(|_| Error::malformed("the snapshot text is not valid UTF-8"))
+impl<'py> SnapshotText<'py> {
+    /// The text.
+    pub fn as_str(&self) -> Result<&'py str, Error> {
+        Ok(self.0)
     }
 }
 
 /// The text of a snapshot argument. A `str` that is not valid Unicode (a
 /// lone surrogate) is not a snapshot: `malformed_snapshot`, like any other
 /// bad document. Anything but a `str` is a `TypeError`.
-pub fn snapshot_text<'py>(
-    checkpoint: &Bound<'py, PyAny>,
-) -> PyResult<Result<SnapshotText<'py>, Error>> {
+pub fn snapshot_text<'a, 'py>(
+    checkpoint: &'a Bound<'py, PyAny>,
+) -> PyResult<Result<SnapshotText<'a>, Error>> {
     let text = checkpoint.cast::<PyString>().map_err(|_| {
         PyTypeError::new_err(format!(
             "checkpoint must be the snapshot's JSON text (str), not {}",
@@ -57,8 +56,8 @@ pub fn snapshot_text<'py>(
                 .unwrap_or_default()
         ))
     })?;
-    Ok(match text.encode_utf8() {
-        Ok(bytes) => Ok(SnapshotText(bytes)),
+    Ok(match text.to_str() {
+        Ok(text) => Ok(SnapshotText(text)),
         Err(_) => Err(Error::malformed(
             "the snapshot text is not valid Unicode (it holds a lone surrogate)",
         )),
