@@ -18,7 +18,7 @@ mod redo_text;
 
 pub use redo_text::Redo;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::error::{ErrorCode, Result};
 use crate::options::RollbackOptions;
@@ -42,7 +42,8 @@ pub struct Unrestored {
 
 /// One captured path the `redo` snapshot cannot carry, and why (a
 /// directory holding uncaptured files, a special file, an absolute
-/// symlink, a file over the size limit).
+/// symlink, a file over the size limit, a path the guard found changed at
+/// the last moment and left as it is).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -135,7 +136,7 @@ pub fn rollback<R: Root + ?Sized>(
         bytes_up_to: options.redo.then_some(options.max_file_bytes),
     };
     let mut decided = decide(root, snapshot, &options.plan_options(), observe)?;
-    let (redo, not_in_redo) = if options.redo {
+    let (redo, mut not_in_redo) = if options.redo {
         redo::build(root, snapshot, &mut decided, options.key.as_ref())
     } else {
         (None, Vec::new())
@@ -148,6 +149,8 @@ pub fn rollback<R: Root + ?Sized>(
         options.durable,
         options.progress.as_ref(),
     );
+    let redo = redo
+        .map(|redo| leave_out_late_conflicts(redo, &plan, &outcome.conflicts, &mut not_in_redo));
     Ok(RollbackReport {
         restored: outcome.restored,
         unrestored: outcome.unrestored,
@@ -156,4 +159,39 @@ pub fn rollback<R: Root + ?Sized>(
         redo,
         not_in_redo,
     })
+}
+
+/// Takes out of the redo every path the guard found changed at the last
+/// moment (a conflict the plan did not foresee): it was left as the user
+/// made it, so the bytes the redo read before are not what is there, and
+/// rolling the redo back would overwrite the user's change. Each is listed
+/// in `not_in_redo` with code `conflict`.
+fn leave_out_late_conflicts(
+    mut redo: Redo,
+    plan: &Plan,
+    conflicts: &[String],
+    not_in_redo: &mut Vec<NotInRedo>,
+) -> Redo {
+    let foreseen: BTreeSet<&str> = plan
+        .items
+        .iter()
+        .filter(|item| item.action == crate::plan::PlanAction::Conflict)
+        .map(|item| item.path.as_str())
+        .collect();
+    let listed: BTreeSet<String> = not_in_redo.iter().map(|n| n.path.clone()).collect();
+    let late: BTreeSet<&str> = conflicts
+        .iter()
+        .map(String::as_str)
+        .filter(|path| !foreseen.contains(path) && !listed.contains(*path))
+        .collect();
+    for path in &late {
+        not_in_redo.push(NotInRedo {
+            path: (*path).to_owned(),
+            code: ErrorCode::Conflict,
+            reason: "it changed at the last moment and was left as it is; the redo would overwrite that change".into(),
+        });
+    }
+    not_in_redo.sort_by(|a, b| a.path.cmp(&b.path));
+    redo.leave_out(&late);
+    redo
 }

@@ -422,15 +422,19 @@ fn a_symlinked_parent_is_never_written_through() {
 // Races and guarded rollback.
 
 /// A guarded rollback: right before the write of `f`, someone edits it (a
-/// new inode via rename, then in place): a conflict, the edit kept.
+/// new inode via rename, then in place): a conflict, the edit kept, and
+/// `f` left out of the redo (whose bytes for it, read before the edit,
+/// would overwrite the edit if the redo were rolled back).
 #[test]
 fn a_file_replaced_between_plan_and_write_is_a_conflict() {
     for in_place in [false, true] {
         let s = setup();
         let dir = &s.root;
         std::fs::write(dir.join("d/f"), "orig").unwrap();
-        let text = snap(dir, &["d/f"]);
+        std::fs::write(dir.join("g"), "g orig").unwrap();
+        let text = snap(dir, &["d/f", "g", "d/new/n"]);
         std::fs::write(dir.join("d/f"), "batch").unwrap();
+        std::fs::write(dir.join("g"), "g batch").unwrap();
         let applied =
             record_applied(&cap(dir), &text.parse_snapshot(), &RecordOptions::default()).unwrap();
         let root = cap(dir);
@@ -448,11 +452,25 @@ fn a_file_replaced_between_plan_and_write_is_a_conflict() {
         let report = common::rollback_text(&hooked, applied.as_str(), &options);
         assert!(report.valid(), "{report:?}");
         assert_eq!(report.conflicts, vec!["d/f".to_owned()], "{report:?}");
-        let now = std::fs::read_to_string(dir.join("d/f")).unwrap();
-        assert_ne!(now, "orig", "the concurrent edit was overwritten");
-        // The redo holds the file as it was when looked at (the batch's).
+        let user = std::fs::read_to_string(dir.join("d/f")).unwrap();
+        assert_ne!(user, "batch", "the concurrent edit was overwritten");
+        assert_eq!(std::fs::read_to_string(dir.join("g")).unwrap(), "g orig");
+        // The redo leaves `d/f` out, with code `conflict`; it holds `g`.
+        let left: Vec<_> = report
+            .not_in_redo
+            .iter()
+            .map(|n| (n.path.as_str(), n.code))
+            .collect();
+        assert_eq!(left, [("d/f", ErrorCode::Conflict)], "{report:?}");
+        assert_eq!(report.redo.as_ref().unwrap().paths(), ["d/new/n", "g"]);
         let redo = report.redo_text().unwrap();
-        assert!(redo.contains(&b64(b"batch")), "{redo}");
+        assert!(!redo.contains(&b64(b"batch")), "{redo}");
+        // Rolling the redo back brings the batch's `g` back and leaves the
+        // user's edit of `d/f` alone.
+        let again = common::rollback_text(&root, &redo, &RollbackOptions::default());
+        assert!(again.ok(), "{again:?}");
+        assert_eq!(std::fs::read_to_string(dir.join("g")).unwrap(), "g batch");
+        assert_eq!(std::fs::read_to_string(dir.join("d/f")).unwrap(), user);
     }
 }
 

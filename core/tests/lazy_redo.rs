@@ -49,12 +49,24 @@ fn the_redo_is_not_encoded_until_read_and_then_kept() {
     let parsed = Snapshot::parse(text, &ParseOptions::default()).expect("the redo parses");
     assert_eq!(parsed.to_json().as_str(), text);
     // It holds the batch's result, and rolling it back brings that back.
-    assert_eq!(fs::read_to_string(dir.path().join("a.txt")).expect("read"), "A");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("a.txt")).expect("read"),
+        "A"
+    );
     let again = rollback(&root, &parsed, &RollbackOptions::default()).expect("redo");
     assert!(again.ok(), "{again:?}");
-    assert_eq!(fs::read_to_string(dir.path().join("a.txt")).expect("read"), "A2");
-    assert_eq!(fs::read_to_string(dir.path().join("d/b.txt")).expect("read"), "B2");
-    assert_eq!(fs::read_to_string(dir.path().join("new.txt")).expect("read"), "N");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("a.txt")).expect("read"),
+        "A2"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("d/b.txt")).expect("read"),
+        "B2"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("new.txt")).expect("read"),
+        "N"
+    );
 }
 
 #[test]

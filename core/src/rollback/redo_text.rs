@@ -2,7 +2,7 @@
 //! read and turned into snapshot text (digests, base64, the MAC) only when
 //! someone asks for it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -10,7 +10,7 @@ use crate::digest::sha256;
 use crate::parallel;
 use crate::relpath::RelPath;
 use crate::seal::Sealer;
-use crate::snapshot::{Snapshot, SnapshotEncoder, SnapshotJson};
+use crate::snapshot::{Index, Snapshot, SnapshotEncoder, SnapshotJson};
 
 /// The `redo` snapshot of a rollback: the captured paths as they were just
 /// before it. Rolling it back brings the batch's result back.
@@ -90,6 +90,33 @@ impl Redo {
     /// Whether its text has been made.
     pub fn is_encoded(&self) -> bool {
         self.text.get().is_some()
+    }
+
+    /// Takes `paths` out of the redo (a path found changed at the last
+    /// moment and left as it is: the redo's bytes for it are no longer what
+    /// is there, and rolling the redo back would overwrite that change),
+    /// with the created directories only they needed. Before encoding only.
+    pub(super) fn leave_out(&mut self, paths: &BTreeSet<&str>) {
+        if paths.is_empty() {
+            return;
+        }
+        let gone = |path: &RelPath| paths.contains(path.as_str());
+        self.entries.retain(|path, _| !gone(path));
+        self.rest.links.retain(|path, _| !gone(path));
+        self.rest.modes.retain(|path, _| !gone(path));
+        self.rest.entries = std::mem::take(&mut self.entries);
+        let index = Index::new(&self.rest);
+        let orphaned: Vec<RelPath> = self
+            .rest
+            .created_dirs
+            .iter()
+            .filter(|dir| !index.has_new_below(dir.as_str()))
+            .cloned()
+            .collect();
+        for dir in orphaned {
+            self.rest.created_dirs.remove(&dir);
+        }
+        self.entries = std::mem::take(&mut self.rest.entries);
     }
 
     fn encode(&self) -> String {
