@@ -496,14 +496,10 @@ impl Root for CapRoot {
             Err(e) => return Err(e),
         };
         let handle = opened.as_ref().unwrap_or(&self.dir);
+        let temps = temps_in(handle, names).map_err(|e| Error::io(shown.clone(), e))?;
         let mut removed = 0;
-        for entry in handle.entries().map_err(|e| Error::io(shown.clone(), e))? {
-            let entry = entry.map_err(|e| Error::io(shown.clone(), e))?;
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else { continue };
-            if !is_temp_for(name, names) {
-                continue;
-            }
+        for name in &temps {
+            let name = name.as_str();
             let mut open = OpenOptions::new();
             open.read(true).follow(FollowSymlinks::No);
             let Ok(file) = handle.open_with(name, &open) else {
@@ -521,6 +517,49 @@ impl Root for CapRoot {
         }
         Ok(removed)
     }
+}
+
+/// The names in `dir` that are temp files of ours for one of `names`.
+/// On Linux one `getdents64` reads a directory of a few hundred entries
+/// (the generic listing makes four calls, an `fcntl` and a second `openat`
+/// for a directory of a hundred).
+#[cfg(target_os = "linux")]
+fn temps_in(dir: &Dir, names: &[&str]) -> io::Result<Vec<String>> {
+    use rustix::fs::{Mode, OFlags};
+    use std::mem::MaybeUninit;
+    // A readable descriptor of our own (the one held may be `O_PATH`, or
+    // the root's, whose position listing would move).
+    let fd = rustix::fs::openat(
+        dir,
+        ".",
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let mut buf = vec![MaybeUninit::<u8>::uninit(); 32 * 1024];
+    let mut listing = rustix::fs::RawDir::new(&fd, &mut buf);
+    let mut temps = Vec::new();
+    while let Some(entry) = listing.next() {
+        let entry = entry?;
+        if let Ok(name) = entry.file_name().to_str() {
+            if is_temp_for(name, names) {
+                temps.push(name.to_owned());
+            }
+        }
+    }
+    Ok(temps)
+}
+
+/// The names in `dir` that are temp files of ours for one of `names`.
+#[cfg(not(target_os = "linux"))]
+fn temps_in(dir: &Dir, names: &[&str]) -> io::Result<Vec<String>> {
+    let mut temps = Vec::new();
+    for entry in dir.entries()? {
+        let name = entry?.file_name();
+        if let Some(name) = name.to_str().filter(|n| is_temp_for(n, names)) {
+            temps.push(name.to_owned());
+        }
+    }
+    Ok(temps)
 }
 
 /// Takes the exclusive lock a writer holds on its temp file.
