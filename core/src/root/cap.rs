@@ -61,7 +61,7 @@ impl CapRoot {
         let mut prefixes = Vec::new();
         for form in [
             std::path::absolute(path).ok(),
-            std::fs::canonicalize(path).ok(),
+            canonical_of(&dir).or_else(|| std::fs::canonicalize(path).ok()),
         ]
         .into_iter()
         .flatten()
@@ -275,6 +275,27 @@ impl CapRoot {
             }
         }
     }
+}
+
+/// The canonical path of the opened directory, as the kernel names its
+/// descriptor (one `readlink` of `/proc/self/fd/N`, where `canonicalize`
+/// makes one per component of the path); `None` without `/proc`, or when
+/// the kernel's name is not a plain absolute path (a deleted or
+/// unreachable directory).
+#[cfg(target_os = "linux")]
+fn canonical_of(dir: &Dir) -> Option<std::path::PathBuf> {
+    use std::os::fd::{AsFd as _, AsRawFd as _};
+    let named = std::fs::read_link(format!("/proc/self/fd/{}", dir.as_fd().as_raw_fd())).ok()?;
+    let plain = named.is_absolute()
+        && !named
+            .to_str()
+            .is_some_and(|s| s.ends_with(" (deleted)") || s.starts_with("(unreachable)"));
+    plain.then_some(named)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn canonical_of(_dir: &Dir) -> Option<std::path::PathBuf> {
+    None
 }
 
 /// `lstat` of `path`'s last component inside its opened parent.
