@@ -67,17 +67,22 @@ where
     })
 }
 
-/// How many results each worker of [`for_each_in_order`] may have ready
+/// Items a worker of [`for_each_in_order`] takes (and hands over) at a
+/// time: one hand-over per item costs more than a small file's read.
+const BLOCK: usize = 16;
+
+/// How many blocks each worker of [`for_each_in_order`] may have ready
 /// ahead of the caller (bounds what is held at once).
-const WINDOW: usize = 32;
+const WINDOW: usize = 4;
 
 /// `f` applied to every item, and `consume` called on the calling thread
 /// with each result in item order. With at least `min_items` items (and
-/// more than one CPU), `f` runs on worker threads, item `i` on worker
-/// `i % workers`, each at most [`WINDOW`] results ahead of `consume`. The
-/// first error `consume` returns ends it (workers stop at their next
-/// item) and is returned: the same error, for the same item, as a run on
-/// one thread gives.
+/// more than one CPU), `f` runs on worker threads, in blocks of [`BLOCK`]
+/// items (block `b` on worker `b % workers`), each worker at most
+/// [`WINDOW`] blocks ahead of `consume`. The first error `consume`
+/// returns ends it (workers stop after their current block) and is
+/// returned: the same error, for the same item, as a run on one thread
+/// gives.
 pub(crate) fn for_each_in_order<T, R, E, F, C>(
     items: &[T],
     min_items: usize,
@@ -101,21 +106,25 @@ where
         for first in 0..workers {
             let (sender, receiver) = std::sync::mpsc::sync_channel(WINDOW);
             handles.push(scope.spawn(move || {
-                for item in items.iter().skip(first).step_by(workers) {
+                for block in items.chunks(BLOCK).skip(first).step_by(workers) {
+                    let results: Vec<R> = block.iter().map(f).collect();
                     // The caller stopped (an error): nothing more is wanted.
-                    if sender.send(f(item)).is_err() {
+                    if sender.send(results).is_err() {
                         break;
                     }
                 }
             }));
             receivers.push(receiver);
         }
-        for i in 0..items.len() {
-            let worker = i % workers;
-            match receivers[worker].recv() {
+        for block in 0..items.len().div_ceil(BLOCK) {
+            match receivers[block % workers].recv() {
                 // Returning drops the receivers: the workers stop.
-                Ok(result) => consume(result)?,
-                // The worker is gone before its last item: `f` panicked,
+                Ok(results) => {
+                    for result in results {
+                        consume(result)?;
+                    }
+                }
+                // The worker is gone before its last block: `f` panicked,
                 // which it must not; re-raise it.
                 Err(_) => {
                     drop(receivers);
