@@ -1,15 +1,16 @@
 //! Capture: snapshot exactly the paths a batch will touch, before it runs.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::digest::sha256;
+use crate::digest::{sha256, Sha256Digest};
 use crate::error::{Error, Result};
 use crate::options::CaptureOptions;
 use crate::parallel;
 use crate::progress::{Counter, ProgressStage};
-use crate::relpath::RelPath;
-use crate::resolve::{resolve, Resolved};
-use crate::root::{EntryKind, Root};
+use crate::relpath::{is_git_name, RelPath};
+use crate::resolve::{resolve_reading, Resolved};
+use crate::root::{EntryKind, Metadata, Root};
 use crate::seal::seal_text;
 use crate::snapshot::{Snapshot, SnapshotEncoder, SnapshotJson};
 
@@ -22,13 +23,28 @@ enum Found {
     Missing,
 }
 
-/// The plan of a capture: every key and what is there, before any byte is read.
+/// Files at most this large are read by the same look that finds them
+/// (one path resolution per file), and hashed on the way...
+const HELD_FILE_BYTES: u64 = 256 << 10;
+/// ... as long as the bytes held so far stay within this.
+const HELD_BYTES: u64 = 32 << 20;
+/// With at least this many paths, they are looked at (and small files
+/// read and hashed) on more than one thread, where the root allows it.
+const MIN_PARALLEL_PATHS: usize = 32;
+
+/// A small file read while planning: its bytes and digest, or why it
+/// could not be read (reported when its turn to be encoded comes).
+type Held = Result<(Vec<u8>, Sha256Digest)>;
+
+/// The plan of a capture: every key and what is there, and the small
+/// files read on the way (the others are read one by one when encoded).
 #[derive(Debug, Default)]
 struct Plan {
     entries: BTreeMap<RelPath, Found>,
     links: BTreeMap<RelPath, String>,
     /// Keys named directly (not reached through a symlink).
     direct: BTreeSet<RelPath>,
+    held: BTreeMap<RelPath, Held>,
 }
 
 /// Snapshots `paths` under `root` and returns the snapshot's JSON text.
@@ -48,7 +64,7 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<str>,
 {
-    let plan = plan(root, paths, options)?;
+    let mut plan = plan(root, paths, options)?;
     // Files the batch replaces: a new path below one of them is a type flip.
     let files: BTreeSet<RelPath> = plan
         .entries
@@ -98,6 +114,13 @@ where
     for (key, found) in &plan.entries {
         match found {
             Found::File(..) => {
+                if let Some(held) = plan.held.remove(key) {
+                    let (bytes, digest) = held?;
+                    encoder.entry(key, Some(&bytes));
+                    skeleton.digests.insert(key.clone(), digest);
+                    progress.step();
+                    continue;
+                }
                 let bytes = root.read_file(key, Some(options.max_file_bytes))?;
                 // Hash on a second thread while encoding (large files only).
                 let (digest, ()) = parallel::join(
@@ -118,44 +141,111 @@ where
     }))
 }
 
+/// One input path resolved, with its bytes and digest when it is a small
+/// file that `limit` lets the look read (never one the capture refuses
+/// for a `.git` component: that is not read at all).
+fn look<R: Root + ?Sized>(
+    root: &R,
+    input: &str,
+    limit: &dyn Fn(&Metadata) -> Option<u64>,
+    allow_git_dir: bool,
+) -> Result<(Resolved, Option<Held>)> {
+    let refused = !allow_git_dir && input.split('/').any(is_git_name);
+    let (resolved, bytes) = if refused {
+        resolve_reading(root, input, &|_| None)?
+    } else {
+        resolve_reading(root, input, limit)?
+    };
+    let held = bytes.map(|read| {
+        read.map(|bytes| {
+            let digest = sha256(&bytes);
+            (bytes, digest)
+        })
+    });
+    Ok((resolved, held))
+}
+
 fn plan<R, I, S>(root: &R, paths: I, options: &CaptureOptions) -> Result<Plan>
 where
     R: Root + ?Sized,
     I: IntoIterator<Item = S>,
     S: AsRef<str>,
 {
+    let inputs: Vec<String> = paths.into_iter().map(|p| p.as_ref().to_owned()).collect();
+    let max = options.max_file_bytes;
+    let budget = AtomicU64::new(HELD_BYTES);
+    // Small files within the budget are read by the look that finds them.
+    let limit = |m: &Metadata| {
+        if m.len > HELD_FILE_BYTES || m.len > max {
+            return None;
+        }
+        budget
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(m.len)
+            })
+            .ok()
+            .map(|_| max)
+    };
     let mut plan = Plan::default();
-    for input in paths {
-        let resolved = resolve(root, input.as_ref())?;
-        if !options.allow_git_dir {
-            refuse_git(&resolved)?;
-        }
-        for (link, target) in &resolved.links {
-            plan.links.insert(link.clone(), target.clone());
-        }
-        let found = match resolved.metadata {
-            None => Found::Missing,
-            Some(m) if m.kind == EntryKind::File => Found::File(m.mode, m.len),
-            Some(m) => {
-                return Err(Error::NotAFile {
-                    path: resolved.key.to_string(),
-                    kind: m.kind.describe().to_owned(),
-                })
+    let mut add = |looked: Result<(Resolved, Option<Held>)>| plan_one(&mut plan, looked, options);
+    match root.as_sync() {
+        // In input order: the first error is the one a single thread meets.
+        Some(shared) => parallel::for_each_in_order(
+            &inputs,
+            MIN_PARALLEL_PATHS,
+            |input| look(shared, input, &limit, options.allow_git_dir),
+            &mut add,
+        )?,
+        None => {
+            for input in &inputs {
+                add(look(root, input, &limit, options.allow_git_dir))?;
             }
-        };
-        if let Some(m) = resolved.metadata.filter(|m| m.len > options.max_file_bytes) {
-            return Err(Error::file_too_large(
-                resolved.key.as_str(),
-                m.len,
-                options.max_file_bytes,
-            ));
         }
-        if resolved.links.is_empty() {
-            plan.direct.insert(resolved.key.clone());
-        }
-        plan.entries.entry(resolved.key).or_insert(found);
     }
     Ok(plan)
+}
+
+/// Adds one resolved input to the plan, or refuses it.
+fn plan_one(
+    plan: &mut Plan,
+    looked: Result<(Resolved, Option<Held>)>,
+    options: &CaptureOptions,
+) -> Result<()> {
+    let (resolved, held) = looked?;
+    if !options.allow_git_dir {
+        refuse_git(&resolved)?;
+    }
+    for (link, target) in &resolved.links {
+        plan.links.insert(link.clone(), target.clone());
+    }
+    let found = match resolved.metadata {
+        None => Found::Missing,
+        Some(m) if m.kind == EntryKind::File => Found::File(m.mode, m.len),
+        Some(m) => {
+            return Err(Error::NotAFile {
+                path: resolved.key.to_string(),
+                kind: m.kind.describe().to_owned(),
+            })
+        }
+    };
+    if let Some(m) = resolved.metadata.filter(|m| m.len > options.max_file_bytes) {
+        return Err(Error::file_too_large(
+            resolved.key.as_str(),
+            m.len,
+            options.max_file_bytes,
+        ));
+    }
+    if resolved.links.is_empty() {
+        plan.direct.insert(resolved.key.clone());
+    }
+    // Two spellings of one file: the first one's look counts.
+    if !plan.entries.contains_key(&resolved.key) {
+        if let Some(held) = held {
+            plan.held.insert(resolved.key.clone(), held);
+        }
+        plan.entries.insert(resolved.key, found);
+    }
+    Ok(())
 }
 
 fn refuse_git(resolved: &Resolved) -> Result<()> {

@@ -67,6 +67,80 @@ where
     })
 }
 
+/// Items a worker of [`for_each_in_order`] takes (and hands over) at a
+/// time: one hand-over per item costs more than a small file's read.
+const BLOCK: usize = 16;
+
+/// How many blocks each worker of [`for_each_in_order`] may have ready
+/// ahead of the caller (bounds what is held at once).
+const WINDOW: usize = 4;
+
+/// `f` applied to every item, and `consume` called on the calling thread
+/// with each result in item order. With at least `min_items` items (and
+/// more than one CPU), `f` runs on worker threads, in blocks of [`BLOCK`]
+/// items (block `b` on worker `b % workers`), each worker at most
+/// [`WINDOW`] blocks ahead of `consume`. The first error `consume`
+/// returns ends it (workers stop after their current block) and is
+/// returned: the same error, for the same item, as a run on one thread
+/// gives.
+pub(crate) fn for_each_in_order<T, R, E, F, C>(
+    items: &[T],
+    min_items: usize,
+    f: F,
+    mut consume: C,
+) -> Result<(), E>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync,
+    C: FnMut(R) -> Result<(), E>,
+{
+    let workers = worker_count();
+    if items.len() < min_items.max(2) || workers < 2 {
+        return items.iter().try_for_each(|item| consume(f(item)));
+    }
+    let f = &f;
+    std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(workers);
+        let mut receivers = Vec::with_capacity(workers);
+        for first in 0..workers {
+            let (sender, receiver) = std::sync::mpsc::sync_channel(WINDOW);
+            handles.push(scope.spawn(move || {
+                for block in items.chunks(BLOCK).skip(first).step_by(workers) {
+                    let results: Vec<R> = block.iter().map(f).collect();
+                    // The caller stopped (an error): nothing more is wanted.
+                    if sender.send(results).is_err() {
+                        break;
+                    }
+                }
+            }));
+            receivers.push(receiver);
+        }
+        for block in 0..items.len().div_ceil(BLOCK) {
+            match receivers[block % workers].recv() {
+                // Returning drops the receivers: the workers stop.
+                Ok(results) => {
+                    for result in results {
+                        consume(result)?;
+                    }
+                }
+                // The worker is gone before its last block: `f` panicked,
+                // which it must not; re-raise it.
+                Err(_) => {
+                    drop(receivers);
+                    for handle in handles {
+                        if let Err(panic) = handle.join() {
+                            std::panic::resume_unwind(panic);
+                        }
+                    }
+                    unreachable!("a worker ended early without panicking");
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
 /// Up to four workers, as many as the CPUs this process may use (asked
 /// once: the answer reads cgroup files on Linux).
 #[cfg(not(target_family = "wasm"))]
@@ -89,6 +163,45 @@ mod tests {
         assert_eq!(out, items.iter().map(|x| x * 2).collect::<Vec<_>>());
         let small = super::map(&items[..3], |_| 1, |x| x + 1);
         assert_eq!(small, [1, 2, 3]);
+    }
+
+    #[test]
+    fn in_order_gives_every_result_in_order_and_the_first_error() {
+        let items: Vec<usize> = (0..1000).collect();
+        let mut seen = Vec::new();
+        let done: Result<(), usize> = super::for_each_in_order(
+            &items,
+            2,
+            |x| x * 3,
+            |r| {
+                seen.push(r);
+                Ok(())
+            },
+        );
+        assert_eq!(done, Ok(()));
+        assert_eq!(seen, items.iter().map(|x| x * 3).collect::<Vec<_>>());
+        // Errors at 500 and 700 (and the items after them): 500 is the one.
+        let mut count = 0;
+        let failed = super::for_each_in_order(
+            &items,
+            2,
+            |x| {
+                if *x == 500 || *x == 700 {
+                    Err(*x)
+                } else {
+                    Ok(*x)
+                }
+            },
+            |r| {
+                count += 1;
+                r.map(|_| ())
+            },
+        );
+        assert_eq!(failed, Err(500));
+        assert_eq!(count, 501);
+        // Few items: one thread, same answer.
+        let failed = super::for_each_in_order(&items[..3], 64, |x| Err::<(), _>(*x), |r| r);
+        assert_eq!(failed, Err(0));
     }
 
     #[test]

@@ -28,8 +28,25 @@ pub struct Resolved {
     pub links: Vec<(RelPath, String)>,
 }
 
+/// A resolved path and, when the look that found it read it, its bytes
+/// (or why they could not be read).
+pub(crate) type ResolvedRead = (Resolved, Option<Result<Vec<u8>>>);
+
 /// Resolves `input` against `root`. See the module docs.
 pub fn resolve<R: Root + ?Sized>(root: &R, input: &str) -> Result<Resolved> {
+    resolve_reading(root, input, &|_| None).map(|(resolved, _)| resolved)
+}
+
+/// [`resolve`], reading the file at the key on the way when `limit` gives
+/// a size for it (see [`Root::look_and_read`]): for a plain path, the one
+/// look that finds the key reads it too, and the metadata is then that of
+/// the bytes read. `None` when not read (not a file, not asked, or a path
+/// through a symlink: the caller reads it itself).
+pub(crate) fn resolve_reading<R: Root + ?Sized>(
+    root: &R,
+    input: &str,
+    limit: &dyn Fn(&Metadata) -> Option<u64>,
+) -> Result<ResolvedRead> {
     let shown = truncate_for_message(input);
     if input.is_empty() {
         return Err(Error::invalid_path("", "empty path"));
@@ -51,8 +68,8 @@ pub fn resolve<R: Root + ?Sized>(root: &R, input: &str) -> Result<Resolved> {
     }
     let relative = strip_root_prefix(root, input)
         .ok_or_else(|| Error::escapes(shown.clone(), "absolute path outside the root"))?;
-    if let Some(resolved) = resolve_plain(root, relative, &shown)? {
-        return Ok(resolved);
+    if let Some(found) = resolve_plain(root, relative, &shown, limit)? {
+        return Ok(found);
     }
     let mut pending: VecDeque<String> = relative.split('/').map(str::to_owned).collect();
     let mut stack: Vec<String> = Vec::new();
@@ -137,11 +154,12 @@ pub fn resolve<R: Root + ?Sized>(root: &R, input: &str) -> Result<Resolved> {
         // Ended on `..`: look the directory up.
         metadata = root.metadata(&key)?;
     }
-    Ok(Resolved {
+    let resolved = Resolved {
         key,
         metadata,
         links,
-    })
+    };
+    Ok((resolved, None))
 }
 
 /// The fast path for the common case, a path with no `..`: one `lstat`
@@ -152,7 +170,8 @@ fn resolve_plain<R: Root + ?Sized>(
     root: &R,
     relative: &str,
     shown: &str,
-) -> Result<Option<Resolved>> {
+    limit: &dyn Fn(&Metadata) -> Option<u64>,
+) -> Result<Option<ResolvedRead>> {
     let parts: Vec<&str> = relative
         .split('/')
         .filter(|p| !p.is_empty() && *p != ".")
@@ -164,13 +183,22 @@ fn resolve_plain<R: Root + ?Sized>(
         check_component(part).map_err(|reason| Error::invalid_path(shown, reason))?;
     }
     let key = RelPath::from_components(&parts)?;
-    match root.metadata(&key) {
-        Ok(Some(m)) if m.kind == EntryKind::Symlink => Ok(None),
-        Ok(metadata) => Ok(Some(Resolved {
-            key,
-            metadata,
-            links: Vec::new(),
-        })),
+    match root.look_and_read(&key, limit) {
+        Ok(looked)
+            if looked
+                .metadata
+                .is_some_and(|m| m.kind == EntryKind::Symlink) =>
+        {
+            Ok(None)
+        }
+        Ok(looked) => {
+            let resolved = Resolved {
+                key,
+                metadata: looked.metadata,
+                links: Vec::new(),
+            };
+            Ok(Some((resolved, looked.bytes)))
+        }
         Err(_) => Ok(None),
     }
 }

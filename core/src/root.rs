@@ -149,6 +149,35 @@ impl WriteOptions {
     }
 }
 
+/// What [`Root::look_and_read`] found at one path.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Looked {
+    /// What is there, as [`Root::metadata`] says (`None`: nothing).
+    pub metadata: Option<Metadata>,
+    /// The bytes of the regular file there, when they were asked for, or
+    /// why they could not be read (the error [`Root::read_file`] gives).
+    pub bytes: Option<Result<Vec<u8>>>,
+}
+
+impl Looked {
+    /// What is there, without its bytes.
+    pub fn new(metadata: Option<Metadata>) -> Looked {
+        Looked {
+            metadata,
+            bytes: None,
+        }
+    }
+
+    /// The same, with the bytes read (or the error reading them).
+    pub fn with_bytes(self, bytes: Result<Vec<u8>>) -> Looked {
+        Looked {
+            bytes: Some(bytes),
+            ..self
+        }
+    }
+}
+
 /// A directory capability: everything this crate reads or writes goes through it.
 ///
 /// Implementations act only below the root and never follow symlinks in the
@@ -173,6 +202,35 @@ pub trait Root {
     fn visit_file(&self, path: &RelPath, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
         visit(&self.read_file(path, None)?);
         Ok(())
+    }
+
+    /// Looks at `path` (as [`Root::metadata`]) and, when it is a regular
+    /// file for which `limit` gives a size, reads it (as [`Root::read_file`]
+    /// with that limit); an error reading it is returned in
+    /// [`Looked::bytes`], not as the call's error. Roots that can resolve
+    /// the path once for both (and then report the metadata of the file
+    /// they read) override it; the default calls the two methods.
+    fn look_and_read(
+        &self,
+        path: &RelPath,
+        limit: &dyn Fn(&Metadata) -> Option<u64>,
+    ) -> Result<Looked> {
+        let metadata = self.metadata(path)?;
+        let wanted = metadata
+            .filter(|m| m.kind == EntryKind::File)
+            .and_then(|m| limit(&m));
+        let looked = Looked::new(metadata);
+        Ok(match wanted {
+            Some(max) => looked.with_bytes(self.read_file(path, Some(max))),
+            None => looked,
+        })
+    }
+
+    /// This root as one that several threads may use at once, when it is
+    /// (then many small files are read on more than one thread). The
+    /// default, `None`, keeps every call on the calling thread.
+    fn as_sync(&self) -> Option<&(dyn Root + Sync)> {
+        None
     }
 
     /// The target text of the symlink at `path` (must be UTF-8).
@@ -241,6 +299,16 @@ impl<R: Root + ?Sized> Root for &R {
     }
     fn visit_file(&self, path: &RelPath, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
         (**self).visit_file(path, visit)
+    }
+    fn look_and_read(
+        &self,
+        path: &RelPath,
+        limit: &dyn Fn(&Metadata) -> Option<u64>,
+    ) -> Result<Looked> {
+        (**self).look_and_read(path, limit)
+    }
+    fn as_sync(&self) -> Option<&(dyn Root + Sync)> {
+        (**self).as_sync()
     }
     fn read_link(&self, path: &RelPath) -> Result<String> {
         (**self).read_link(path)

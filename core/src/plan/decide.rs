@@ -9,16 +9,22 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::removable::{removable, Removable};
 use super::{Plan, PlanAction, PlanItem};
+use crate::digest::sha256;
 use crate::error::{Error, ErrorCode, Result};
 use crate::guard::{is_conflict, OnConflict};
-use crate::observe::{observe, Now, Want};
+use crate::observe::{observe, stream_digest, Now, Want};
 use crate::options::PlanOptions;
+use crate::parallel;
 use crate::progress::{Counter, ProgressStage};
 use crate::relpath::RelPath;
-use crate::root::{EntryKind, Expect, Metadata, Root, DEFAULT_FILE_MODE};
+use crate::root::{EntryKind, Expect, Looked, Metadata, Root, DEFAULT_FILE_MODE};
 use crate::seal;
 use crate::snapshot::links::resolve_target;
 use crate::snapshot::{Index, Snapshot};
+
+/// With at least this many captured entries, current files are looked at
+/// (and read and hashed) on more than one thread, where the root allows it.
+const MIN_PARALLEL_LOOKS: usize = 32;
 
 /// What the decision reads of current files besides what it needs itself.
 #[derive(Debug, Clone, Copy)]
@@ -153,7 +159,9 @@ pub(crate) fn decide<'s, R: Root + ?Sized>(
         guard: options.on_conflict == OnConflict::Skip && snapshot.has_applied(),
         lstats: BTreeMap::new(),
         decisions: BTreeMap::new(),
+        looked: BTreeMap::new(),
     };
+    engine.look_ahead();
     let mut candidates: BTreeSet<&RelPath> = snapshot.entries.keys().collect();
     candidates.extend(snapshot.links.keys());
     candidates.extend(&snapshot.created_dirs);
@@ -260,9 +268,44 @@ pub(super) struct Engine<'r, 's, R: Root + ?Sized> {
     guard: bool,
     lstats: BTreeMap<RelPath, Option<Metadata>>,
     pub(super) decisions: BTreeMap<RelPath, Decision<'s>>,
+    /// Captured entries looked at ahead, on several threads; each is used
+    /// once (a second look at a path looks again).
+    looked: BTreeMap<&'s RelPath, Result<Now>>,
 }
 
 impl<'s, R: Root + ?Sized> Engine<'_, 's, R> {
+    /// Looks at every captured entry ahead, on several threads, when there
+    /// are many and the root may be shared; the decisions then take these
+    /// looks instead of looking one path at a time. Read-only: a look the
+    /// decision does not need (a parent that is a symlink now) is dropped.
+    fn look_ahead(&mut self) {
+        let Some(shared) = self.root.as_sync() else {
+            return;
+        };
+        let entries = &self.snapshot.entries;
+        if entries.len() < MIN_PARALLEL_LOOKS {
+            return;
+        }
+        let wants: Vec<(&'s RelPath, Want)> = entries
+            .iter()
+            .map(|(path, content)| {
+                let wanted = content.as_deref().map(Wanted::File);
+                (path, self.want(wanted.as_ref()))
+            })
+            .collect();
+        let looked = &mut self.looked;
+        let done: std::result::Result<(), std::convert::Infallible> = parallel::for_each_in_order(
+            &wants,
+            MIN_PARALLEL_LOOKS,
+            |(path, want)| (*path, look(shared, path, *want)),
+            |(path, now)| {
+                looked.insert(path, now);
+                Ok(())
+            },
+        );
+        let Ok(()) = done;
+    }
+
     /// `lstat`, remembered.
     pub(super) fn lstat(&mut self, path: &RelPath) -> Result<Option<Metadata>> {
         if let Some(found) = self.lstats.get(path) {
@@ -377,7 +420,15 @@ impl<'s, R: Root + ?Sized> Engine<'_, 's, R> {
     }
 
     fn observe(&mut self, path: &RelPath, wanted: Option<&Wanted<'s>>) -> Result<Now> {
-        let want = Want {
+        if let Some(now) = self.looked.remove(path) {
+            return now;
+        }
+        look(self.root, path, self.want(wanted))
+    }
+
+    /// What to learn about the current file at a captured path.
+    fn want(&self, wanted: Option<&Wanted<'s>>) -> Want {
+        Want {
             bytes_up_to: self.observe_extra.bytes_up_to,
             bytes_if_len: match wanted {
                 Some(Wanted::File(bytes)) => Some(bytes.len() as u64),
@@ -386,8 +437,7 @@ impl<'s, R: Root + ?Sized> Engine<'_, 's, R> {
             // A recorded post-batch state makes every plan say whether
             // the path changed since (a conflict), even when overwriting.
             digest: self.snapshot.has_applied(),
-        };
-        observe(self.root, path, want)
+        }
     }
 
     fn step_for(
@@ -586,6 +636,57 @@ impl<'s, R: Root + ?Sized> Engine<'_, 's, R> {
     fn insert(&mut self, decision: Decision<'s>) {
         self.decisions.insert(decision.path.clone(), decision);
     }
+}
+
+/// The size limit to read a current file with, when `want` keeps its
+/// bytes (as [`observe`] decides it).
+fn read_limit(want: &Want, meta: &Metadata) -> Option<u64> {
+    let keep =
+        want.bytes_up_to.is_some_and(|max| meta.len <= max) || want.bytes_if_len == Some(meta.len);
+    keep.then(|| meta.len.max(want.bytes_up_to.unwrap_or(0)))
+}
+
+/// [`observe`], with a file's bytes read by the look that finds it (one
+/// path resolution, where the root can) and its metadata that of the
+/// bytes read. What is not a file is looked at by [`observe`] itself.
+fn look<R: Root + ?Sized>(root: &R, path: &RelPath, want: Want) -> Result<Now> {
+    let looked: Looked = root.look_and_read(path, &|meta| read_limit(&want, meta))?;
+    let Some(meta) = looked.metadata else {
+        return Ok(Now::Absent);
+    };
+    if meta.kind != EntryKind::File {
+        return observe(root, path, want);
+    }
+    let mut readable = true;
+    let bytes = match looked.bytes {
+        None => None,
+        Some(Ok(bytes)) => Some(bytes),
+        // It grew since it was looked at: too large to keep.
+        Some(Err(Error::TooLarge { .. })) => None,
+        Some(Err(e)) if e.code() == ErrorCode::PermissionDenied => {
+            readable = false;
+            None
+        }
+        Some(Err(e)) => return Err(e),
+    };
+    let digest = match (&bytes, want.digest && readable) {
+        (_, false) => None,
+        (Some(b), true) => Some(sha256(b)),
+        (None, true) => match stream_digest(root, path) {
+            Ok(digest) => Some(digest),
+            Err(e) if e.code() == ErrorCode::PermissionDenied => {
+                readable = false;
+                None
+            }
+            Err(e) => return Err(e),
+        },
+    };
+    Ok(Now::File {
+        meta,
+        bytes,
+        digest,
+        readable,
+    })
 }
 
 /// What the snapshot wants at a captured path that exists.

@@ -17,7 +17,7 @@ use std::os::unix::fs::PermissionsExt as _;
 
 use super::mem::not_a_file;
 use super::temp::{is_temp_for, temp_name};
-use super::{check_expect, EntryKind, Expect, Metadata, Root, WriteOptions};
+use super::{check_expect, EntryKind, Expect, Looked, Metadata, Root, WriteOptions};
 use crate::error::{Error, Result};
 use crate::relpath::RelPath;
 
@@ -298,6 +298,29 @@ fn canonical_of(_dir: &Dir) -> Option<std::path::PathBuf> {
     None
 }
 
+/// Opens `path`'s last component inside its opened parent for reading:
+/// never through a symlink, never blocking on a FIFO swapped in since it
+/// was looked at, never making a terminal the controlling one.
+fn open_in(parent: &Dir, path: &RelPath) -> io::Result<std::fs::File> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{Mode, OFlags};
+        let flags =
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        // One component (no `/`, never `..`: a RelPath's), relative to the
+        // parent handle: it cannot leave that directory.
+        let fd = rustix::fs::openat(parent, path.file_name(), flags, Mode::empty())?;
+        Ok(std::fs::File::from(fd))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        // As `open_regular` does here: the name was just seen to be a file.
+        let mut options = OpenOptions::new();
+        options.read(true).follow(FollowSymlinks::No);
+        Ok(parent.open_with(path.file_name(), &options)?.into_std())
+    }
+}
+
 /// `lstat` of `path`'s last component inside its opened parent.
 fn lstat_in(parent: &Dir, path: &RelPath) -> Result<Option<Metadata>> {
     Ok(lstat_raw(parent, path)?.as_ref().map(metadata_of))
@@ -386,6 +409,93 @@ impl Root for CapRoot {
             return Ok(None);
         };
         lstat_in(&parent, path)
+    }
+
+    fn look_and_read(
+        &self,
+        path: &RelPath,
+        limit: &dyn Fn(&Metadata) -> Option<u64>,
+    ) -> Result<Looked> {
+        // Linux: one `openat2` of the whole path (never through a symlink,
+        // never blocking on a FIFO, never taking a terminal as the
+        // controlling one), then `fstat` says what was opened.
+        #[cfg(target_os = "linux")]
+        {
+            let flags = rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NOCTTY;
+            if let Some(Ok(fd)) = beneath::open(&self.dir, path.as_str(), flags) {
+                let file = std::fs::File::from(fd);
+                if let Ok(m) = file.metadata() {
+                    let meta = metadata_of(&cap_std::fs::Metadata::from_just_metadata(m));
+                    let looked = Looked::new(Some(meta));
+                    let wanted = Some(meta)
+                        .filter(|m| m.kind == EntryKind::File)
+                        .and_then(|m| limit(&m));
+                    return Ok(match wanted {
+                        Some(max) => {
+                            looked.with_bytes(read_opened(path, file, meta.len, Some(max)))
+                        }
+                        None => looked,
+                    });
+                }
+            }
+            // A symlink on the way or at the end, nothing there, a file this
+            // process may not open: the walk below says which.
+        }
+        // The parent is resolved once; the file is looked at, and opened,
+        // inside that handle.
+        let Some(parent) = self.parent(path)? else {
+            return Ok(Looked::new(None));
+        };
+        let Some(raw) = lstat_raw(&parent, path)? else {
+            return Ok(Looked::new(None));
+        };
+        let seen = metadata_of(&raw);
+        let Some(max) = Some(seen)
+            .filter(|m| m.kind == EntryKind::File)
+            .and_then(|m| limit(&m))
+        else {
+            return Ok(Looked::new(Some(seen)));
+        };
+        let file = match open_in(&parent, path) {
+            Ok(file) => file,
+            Err(e) => {
+                // Gone or replaced by a link, a directory or a FIFO a moment
+                // ago: say what is there now, as `metadata` would.
+                return match lstat_raw(&parent, path)? {
+                    Some(now) if !now.is_file() => {
+                        let now = metadata_of(&now);
+                        Ok(Looked::new(Some(now)))
+                    }
+                    None => Ok(Looked::new(None)),
+                    Some(_) => {
+                        let e = Error::io(path.as_str(), e);
+                        Ok(Looked::new(Some(seen)).with_bytes(Err(e)))
+                    }
+                };
+            }
+        };
+        let opened = match file.metadata() {
+            Ok(m) => cap_std::fs::Metadata::from_just_metadata(m),
+            Err(e) => {
+                let e = Error::io(path.as_str(), e);
+                return Ok(Looked::new(Some(seen)).with_bytes(Err(e)));
+            }
+        };
+        if !opened.is_file() {
+            // Swapped since the lstat: refused as `read_file` refuses it.
+            let e = not_a_file(path, kind_of(&opened));
+            return Ok(Looked::new(Some(seen)).with_bytes(Err(e)));
+        }
+        // The metadata reported is the opened file's (the fields `lstat`
+        // gives), so that it and the bytes describe one file: the one
+        // looked at, or the regular file that replaced it since.
+        let meta = metadata_of(&opened);
+        let bytes = read_opened(path, file, meta.len, Some(max));
+        Ok(Looked::new(Some(meta)).with_bytes(bytes))
+    }
+
+    fn as_sync(&self) -> Option<&(dyn Root + Sync)> {
+        Some(self)
     }
 
     fn read_dir(&self, dir: Option<&RelPath>) -> Result<Vec<String>> {
