@@ -15,6 +15,7 @@
 mod execute;
 mod redo;
 mod redo_text;
+mod write;
 
 pub use redo_text::Redo;
 

@@ -2,14 +2,19 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::write::{self, Written};
 use super::Unrestored;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode};
 use crate::observe::Now;
+use crate::parallel;
 use crate::plan::decide::{Decided, Decision, Step};
 use crate::progress::{Counter, OnProgress, ProgressStage};
 use crate::relpath::RelPath;
-use crate::root::{EntryKind, Expect, Root, WriteOptions};
+use crate::root::{EntryKind, Expect, Root};
 use crate::snapshot::Snapshot;
+
+/// Writes below this many go on the calling thread only.
+const MIN_PARALLEL_WRITES: usize = 32;
 
 /// What carrying out the plan gave.
 pub(super) struct Outcome {
@@ -93,10 +98,36 @@ pub(super) fn execute<R: Root + ?Sized>(
         run.remove_dir(d);
         progress.step();
     }
-    for d in &decided.decisions {
-        if matches!(d.step, Step::WriteFile { .. } | Step::WriteLink { .. }) {
-            run.write(d);
-            progress.step();
+    let writes: Vec<&Decision<'_>> = decided
+        .decisions
+        .iter()
+        .filter(|d| matches!(d.step, Step::WriteFile { .. } | Step::WriteLink { .. }))
+        .collect();
+    // Many writes go on two threads where the root allows it: each is one
+    // file's temp + rename, independent of the others (a parent two of
+    // them need is made by whichever comes first). Outcomes are settled in
+    // order here, as on one thread.
+    match root.as_sync() {
+        Some(shared) if writes.len() >= MIN_PARALLEL_WRITES => {
+            let done: std::result::Result<(), std::convert::Infallible> =
+                parallel::for_each_in_order(
+                    &writes,
+                    MIN_PARALLEL_WRITES,
+                    |d| (*d, write::write(shared, d, durable)),
+                    |(d, written)| {
+                        run.settle_write(d, written);
+                        progress.step();
+                        Ok(())
+                    },
+                );
+            let Ok(()) = done;
+        }
+        _ => {
+            for d in &writes {
+                let written = write::write(root, d, durable);
+                run.settle_write(d, written);
+                progress.step();
+            }
         }
     }
     run.settle_unpruned(snapshot);
@@ -194,82 +225,16 @@ impl<R: Root + ?Sized> Run<'_, R> {
         }
     }
 
-    fn write(&mut self, d: &Decision<'_>) {
-        if !matches!(d.step, Step::WriteFile { .. } | Step::WriteLink { .. }) {
-            return;
+    /// Settles the outcome of writing `d`: the directories made and the
+    /// path itself touched, or its failure (or conflict) recorded.
+    fn settle_write(&mut self, d: &Decision<'_>, written: Written) {
+        for dir in written.made {
+            self.touched(dir.parent(), Some(&d.path));
         }
-        // The parents are looked at only when the write says one is
-        // missing or not a directory: they are there for almost every
-        // path, and the write itself is what finds out.
-        let result = match self.write_once(d) {
-            Err(e) if parent_trouble(&e) => self
-                .ensure_parents(&d.path)
-                .and_then(|()| self.write_once(d)),
-            result => result,
-        };
-        match result {
+        match written.result {
             Ok(()) => self.touched(d.path.parent(), Some(&d.path)),
             Err(e) => self.failed(d, &e),
         }
-    }
-
-    /// One attempt at the write of `d`, its parents as they are.
-    fn write_once(&self, d: &Decision<'_>) -> Result<()> {
-        match &d.step {
-            Step::WriteFile {
-                bytes,
-                mode,
-                replace_dir,
-            } => {
-                let options = WriteOptions::new(*mode)
-                    .with_durable(self.durable)
-                    .with_expect(d.expect)
-                    .with_replace_empty_dir(*replace_dir);
-                self.root.write_file(&d.path, bytes, &options)
-            }
-            Step::WriteLink {
-                target,
-                replace_dir,
-            } => {
-                let options = WriteOptions::new(0o777)
-                    .with_durable(self.durable)
-                    .with_expect(d.expect)
-                    .with_replace_empty_dir(*replace_dir);
-                self.root.write_link(&d.path, target, &options)
-            }
-            _ => Ok(()),
-        }
-    }
-
-    fn ensure_parents(&mut self, path: &RelPath) -> Result<()> {
-        for dir in path.ancestors() {
-            match self.root.metadata(&dir)?.map(|m| m.kind) {
-                Some(EntryKind::Dir) => {}
-                None => match self.root.create_dir(&dir) {
-                    Ok(()) => self.touched(dir.parent(), Some(path)),
-                    // Made a moment ago by a concurrent run: fine if a directory.
-                    Err(e)
-                        if self
-                            .root
-                            .metadata(&dir)
-                            .ok()
-                            .flatten()
-                            .is_some_and(|m| m.kind == EntryKind::Dir) =>
-                    {
-                        let _ = e;
-                    }
-                    Err(e) => return Err(e),
-                },
-                Some(kind) => {
-                    return Err(Error::NotADirectory {
-                        path: path.to_string(),
-                        parent: dir.to_string(),
-                        kind: kind.describe().to_owned(),
-                    })
-                }
-            }
-        }
-        Ok(())
     }
 
     /// A directory the batch created that could not be pruned leaves the
@@ -331,13 +296,4 @@ impl<R: Root + ?Sized> Run<'_, R> {
             }
         }
     }
-}
-
-/// Whether a failed write may be down to its parents: one missing, or one
-/// that is not a directory (a file, or a symlink, which is never followed).
-fn parent_trouble(error: &Error) -> bool {
-    error.code() == ErrorCode::NotFound
-        || error
-            .io_error()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::NotADirectory)
 }
