@@ -83,7 +83,6 @@ fn stray_temps_in_a_directory_larger_than_the_listing_buffer_are_swept() {
 /// A FIFO (or socket) named like one of our temp files for a restored
 /// name: the sweep must neither block on it nor remove it as a temp.
 #[test]
-#[ignore = "DEFECT (remove_stray_temps, core/src/root/cap.rs): the sweep opens a temp-named FIFO O_RDONLY without O_NONBLOCK and blocks forever"]
 fn a_fifo_named_like_a_temp_never_blocks_the_sweep() {
     let top = tempfile::tempdir().unwrap();
     let snap = captured(top.path());
