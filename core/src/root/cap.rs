@@ -631,8 +631,16 @@ impl Root for CapRoot {
         let mut removed = 0;
         for name in &temps {
             let name = name.as_str();
+            // Only a regular file can be ours: a FIFO named like a temp
+            // must not block the sweep (looked at first; on Linux the open
+            // does not block either, should one be swapped in meanwhile).
+            if !handle.symlink_metadata(name).is_ok_and(|m| m.is_file()) {
+                continue;
+            }
             let mut open = OpenOptions::new();
             open.read(true).follow(FollowSymlinks::No);
+            #[cfg(target_os = "linux")]
+            open.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
             let Ok(file) = handle.open_with(name, &open) else {
                 continue;
             };

@@ -1,0 +1,330 @@
+//! Attacks on main's changes: the stray-temp sweep's raw listing
+//! (`temps_in`), the root named from its descriptor (`canonical_of`), the
+//! lazy redo under a sealing key and late conflicts left out of it.
+//! Run also under `AGENT_CHECKPOINT_PORTABLE_WALK=1`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is a failing test"
+)]
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt as _;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+use std::process::Command;
+use std::sync::{mpsc, Mutex};
+use std::time::Duration;
+
+use agent_checkpoint::root::temp::temp_name;
+use agent_checkpoint::root::{ambient_authority, Expect, Metadata, Root, WriteOptions};
+use agent_checkpoint::{
+    capture, rollback, CapRoot, CaptureOptions, ParseOptions, RelPath, Result, RollbackOptions,
+    SealKey, Snapshot,
+};
+
+fn open(root: &Path) -> CapRoot {
+    CapRoot::open(root, ambient_authority()).unwrap()
+}
+
+fn within<T: Send + 'static>(secs: u64, what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.recv_timeout(Duration::from_secs(secs)) {
+        Ok(v) => v,
+        Err(_) => panic!("{what}: blocked for more than {secs} s"),
+    }
+}
+
+/// `d/t.txt` captured, then edited; returns the snapshot.
+fn captured(root: &Path) -> Snapshot {
+    std::fs::create_dir_all(root.join("d")).unwrap();
+    std::fs::write(root.join("d/t.txt"), b"before").unwrap();
+    let text = capture(&open(root), ["d/t.txt"], &CaptureOptions::default()).unwrap();
+    std::fs::write(root.join("d/t.txt"), b"after").unwrap();
+    Snapshot::parse(text.as_str(), &ParseOptions::default()).unwrap()
+}
+
+// ---- 6. temps_in --------------------------------------------------------
+
+#[test]
+fn stray_temps_in_a_directory_larger_than_the_listing_buffer_are_swept() {
+    let top = tempfile::tempdir().unwrap();
+    let snap = captured(top.path());
+    let d = top.path().join("d");
+    let mut strays = Vec::new();
+    // Strays early, in the middle and last; 3,000 names of 200 bytes
+    // (about 700 KiB of dirents, > 32 KiB) and a non-UTF-8 name.
+    for i in 0..3000 {
+        if i % 1000 == 0 {
+            let t = temp_name("t.txt").unwrap();
+            std::fs::write(d.join(&t), b"stray").unwrap();
+            strays.push(t);
+        }
+        let name = format!("{i:05}{}", "n".repeat(195));
+        std::fs::write(d.join(name), b"").unwrap();
+    }
+    std::fs::write(d.join(OsStr::from_bytes(b"bad\xff\xfename")), b"").unwrap();
+    let last = temp_name("t.txt").unwrap();
+    std::fs::write(d.join(&last), b"stray").unwrap();
+    strays.push(last);
+    let report = rollback(&open(top.path()), &snap, &RollbackOptions::default()).unwrap();
+    assert!(report.ok(), "{:?}", report.failures());
+    assert_eq!(std::fs::read(d.join("t.txt")).unwrap(), b"before");
+    for t in &strays {
+        assert!(!d.join(t).exists(), "stray temp {t} left behind");
+    }
+    assert!(d.join(OsStr::from_bytes(b"bad\xff\xfename")).exists());
+    assert!(d.join(format!("{:05}{}", 2999, "n".repeat(195))).exists());
+}
+
+/// A FIFO (or socket) named like one of our temp files for a restored
+/// name: the sweep must neither block on it nor remove it as a temp.
+#[test]
+fn a_fifo_named_like_a_temp_never_blocks_the_sweep() {
+    let top = tempfile::tempdir().unwrap();
+    let snap = captured(top.path());
+    let fifo = top.path().join("d").join(temp_name("t.txt").unwrap());
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let root = top.path().to_owned();
+    let ok = within(10, "rollback with a temp-named FIFO", move || {
+        rollback(&open(&root), &snap, &RollbackOptions::default())
+            .unwrap()
+            .ok()
+    });
+    assert!(ok);
+    assert!(fifo.exists(), "a FIFO is not our temp file");
+}
+
+// ---- 7. canonical_of -----------------------------------------------------
+
+fn recorded_root(root: &CapRoot, file: &str) -> Option<String> {
+    let text = capture(root, [file], &CaptureOptions::default()).unwrap();
+    let snap = Snapshot::parse(text.as_str(), &ParseOptions::default()).unwrap();
+    snap.root().map(str::to_owned)
+}
+
+#[test]
+fn the_recorded_root_is_canonical_whatever_happens_to_its_name() {
+    let top = tempfile::tempdir().unwrap();
+    let top_real = std::fs::canonicalize(top.path()).unwrap();
+    let real = top_real.join("real");
+    let other = top_real.join("other");
+    std::fs::create_dir_all(&real).unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(real.join("a"), b"a").unwrap();
+    let link = top_real.join("link");
+    symlink(&real, &link).unwrap();
+    // Opened through a link, which is then retargeted.
+    let root = open(&link);
+    std::fs::remove_file(&link).unwrap();
+    symlink(&other, &link).unwrap();
+    assert_eq!(recorded_root(&root, "a").as_deref(), real.to_str());
+    assert_eq!(root.canonical_path().as_deref(), real.to_str());
+    // Renamed after it was opened: named as when opened (never the new
+    // name's "(deleted)" or anything else).
+    let root = open(&real);
+    std::fs::rename(&real, top_real.join("renamed")).unwrap();
+    let r = recorded_root(&root, "a").unwrap();
+    assert!(Path::new(&r).is_absolute() && !r.contains("(deleted)"), "{r}");
+    // Removed after it was opened.
+    let gone = top_real.join("gone");
+    std::fs::create_dir(&gone).unwrap();
+    let root = open(&gone);
+    std::fs::remove_dir(&gone).unwrap();
+    let text = capture(&root, ["x"], &CaptureOptions::default());
+    if let Ok(text) = text {
+        let snap = Snapshot::parse(text.as_str(), &ParseOptions::default()).unwrap();
+        if let Some(r) = snap.root() {
+            assert!(!r.contains("(deleted)"), "{r}");
+        }
+    }
+    // A directory whose real name ends in " (deleted)": named correctly.
+    let odd = top_real.join("odd (deleted)");
+    std::fs::create_dir(&odd).unwrap();
+    std::fs::write(odd.join("a"), b"a").unwrap();
+    let root = open(&odd);
+    assert_eq!(recorded_root(&root, "a").as_deref(), odd.to_str());
+}
+
+// ---- 8. lazy redo under a key; late conflicts ----------------------------
+
+/// A root that runs `hook` once, right before the first write of `at`.
+struct Hooked<'a> {
+    inner: &'a CapRoot,
+    at: RelPath,
+    hook: Mutex<Option<Box<dyn FnOnce() + Send + 'a>>>,
+}
+
+impl Root for Hooked<'_> {
+    fn metadata(&self, path: &RelPath) -> Result<Option<Metadata>> {
+        self.inner.metadata(path)
+    }
+    fn read_dir(&self, dir: Option<&RelPath>) -> Result<Vec<String>> {
+        self.inner.read_dir(dir)
+    }
+    fn read_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<Vec<u8>> {
+        self.inner.read_file(path, max_bytes)
+    }
+    fn visit_file(&self, path: &RelPath, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
+        self.inner.visit_file(path, visit)
+    }
+    fn read_link(&self, path: &RelPath) -> Result<String> {
+        self.inner.read_link(path)
+    }
+    fn write_file(&self, path: &RelPath, bytes: &[u8], options: &WriteOptions) -> Result<()> {
+        if *path == self.at {
+            if let Some(hook) = self.hook.lock().unwrap().take() {
+                hook();
+            }
+        }
+        self.inner.write_file(path, bytes, options)
+    }
+    fn write_link(&self, path: &RelPath, target: &str, options: &WriteOptions) -> Result<()> {
+        self.inner.write_link(path, target, options)
+    }
+    fn remove_file(&self, path: &RelPath, expect: Expect) -> Result<()> {
+        self.inner.remove_file(path, expect)
+    }
+    fn create_dir(&self, path: &RelPath) -> Result<()> {
+        self.inner.create_dir(path)
+    }
+    fn remove_dir(&self, path: &RelPath) -> Result<()> {
+        self.inner.remove_dir(path)
+    }
+    fn sync_dir(&self, path: Option<&RelPath>) -> Result<()> {
+        self.inner.sync_dir(path)
+    }
+    fn remove_stray_temps(&self, dir: Option<&RelPath>, names: &[&str]) -> Result<usize> {
+        self.inner.remove_stray_temps(dir, names)
+    }
+    fn absolute_prefixes(&self) -> Vec<String> {
+        self.inner.absolute_prefixes()
+    }
+    fn canonical_path(&self) -> Option<String> {
+        self.inner.canonical_path()
+    }
+}
+
+#[test]
+fn a_sealed_lazy_redo_verifies_and_leaves_late_conflicts_out() {
+    let top = tempfile::tempdir().unwrap();
+    let p = top.path();
+    std::fs::create_dir_all(p.join("src")).unwrap();
+    std::fs::write(p.join("src/a.txt"), b"A1").unwrap();
+    std::fs::write(p.join("src/b.txt"), b"B1").unwrap();
+    let key = SealKey::new(vec![9u8; 32]).unwrap();
+    let cap = open(p);
+    let paths = ["src/a.txt", "src/b.txt", "gen/deep/new.txt"];
+    let text = capture(&cap, paths, &CaptureOptions::default().with_key(Some(key.clone()))).unwrap();
+    let parse = ParseOptions::default().with_key(Some(key.clone()));
+    let snap = Snapshot::parse(text.as_str(), &parse).unwrap();
+    // The batch.
+    std::fs::write(p.join("src/a.txt"), b"A2").unwrap();
+    std::fs::write(p.join("src/b.txt"), b"B2").unwrap();
+    std::fs::create_dir_all(p.join("gen/deep")).unwrap();
+    std::fs::write(p.join("gen/deep/new.txt"), b"N").unwrap();
+    // The batch's end recorded (sealed), so that a later edit is a conflict.
+    let applied = agent_checkpoint::record_applied(
+        &cap,
+        &snap,
+        &agent_checkpoint::RecordOptions::default().with_key(Some(key.clone())),
+    )
+    .unwrap();
+    let snap = Snapshot::parse(applied.as_str(), &parse).unwrap();
+    // The user edits src/a.txt right before its restore.
+    let user = p.join("src/a.txt");
+    let hooked = Hooked {
+        inner: &cap,
+        at: RelPath::try_from("src/a.txt").unwrap(),
+        hook: Mutex::new(Some(Box::new(move || {
+            std::fs::write(&user, b"USER EDIT, longer").unwrap();
+        }))),
+    };
+    let options = RollbackOptions::default()
+        .with_key(Some(key.clone()))
+        .with_on_conflict(agent_checkpoint::OnConflict::Skip)
+        .with_redo(true);
+    let report = rollback(&hooked, &snap, &options).unwrap();
+    eprintln!("late conflict: {:?} not_in_redo {:?}", report.failures(), report.not_in_redo);
+    assert_eq!(std::fs::read(p.join("src/a.txt")).unwrap(), b"USER EDIT, longer");
+    let redo = report.redo.as_ref().expect("a redo");
+    let redo_text = redo.as_str().to_owned();
+    // The MAC verifies; without the key or with one byte changed it does not.
+    let redo_snap = Snapshot::parse(&redo_text, &parse).unwrap_or_else(|e| panic!("{e}: {redo_text}"));
+    assert!(redo_snap.is_sealed());
+    let flipped = redo_text.replacen("QjI", "QjM", 1);
+    assert_ne!(flipped, redo_text);
+    assert!(Snapshot::parse(&flipped, &parse).is_err());
+    let keys: Vec<String> = redo_snap.paths();
+    assert!(!keys.contains(&"src/a.txt".to_owned()), "{keys:?}");
+    assert!(report.not_in_redo.iter().any(|n| n.path == "src/a.txt"));
+    // Rolling the redo forward: the batch's state back, the user's edit kept.
+    let again = rollback(&cap, &redo_snap, &RollbackOptions::default().with_key(Some(key))).unwrap();
+    assert!(again.ok(), "{:?}", again.failures());
+    assert_eq!(std::fs::read(p.join("src/a.txt")).unwrap(), b"USER EDIT, longer");
+    assert_eq!(std::fs::read(p.join("src/b.txt")).unwrap(), b"B2");
+    assert_eq!(std::fs::read(p.join("gen/deep/new.txt")).unwrap(), b"N");
+}
+
+// ---- 3. a FIFO at a captured path is not even opened ----------------------
+
+/// Opens `fifo` for writing on a thread; that open completes only once
+/// someone opens the FIFO for reading.
+fn waiting_writer(fifo: &Path) -> mpsc::Receiver<()> {
+    let (tx, rx) = mpsc::channel();
+    let fifo = fifo.to_owned();
+    std::thread::spawn(move || {
+        if std::fs::OpenOptions::new().write(true).open(&fifo).is_ok() {
+            let _ = tx.send(());
+        }
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    rx
+}
+
+fn release(fifo: &Path) {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let _ = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(0o4000) // O_NONBLOCK
+        .open(fifo);
+}
+
+/// Capture and rollback refuse a FIFO without opening it (opening one for
+/// reading wakes a writer waiting for a reader; a device's open has side
+/// effects of its own). Holds on main; fails on `percall` (8ecf048,
+/// b4cf910) where `look_and_read` opens before it fstat()s.
+#[test]
+fn capture_and_rollback_do_not_open_a_fifo() {
+    let top = tempfile::tempdir().unwrap();
+    let fifo = top.path().join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let opened = waiting_writer(&fifo);
+    let root = top.path().to_owned();
+    let err = within(10, "capture", move || {
+        capture(&open(&root), ["fifo"], &CaptureOptions::default()).map(|t| t.as_str().to_owned())
+    })
+    .unwrap_err();
+    assert_eq!(err.code(), agent_checkpoint::ErrorCode::NotAFile);
+    let was_opened = opened.recv_timeout(Duration::from_millis(500)).is_ok();
+    release(&fifo);
+    assert!(!was_opened, "capture opened the FIFO it refused");
+    // Rollback: a captured file that is a FIFO now.
+    std::fs::write(top.path().join("t.txt"), b"before").unwrap();
+    let text = capture(&open(top.path()), ["t.txt"], &CaptureOptions::default()).unwrap();
+    std::fs::remove_file(top.path().join("t.txt")).unwrap();
+    let fifo = top.path().join("t.txt");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let opened = waiting_writer(&fifo);
+    let root = top.path().to_owned();
+    let _ = within(10, "rollback", move || {
+        let snap = Snapshot::parse(text.as_str(), &ParseOptions::default()).unwrap();
+        rollback(&open(&root), &snap, &RollbackOptions::default()).map(|r| r.ok())
+    });
+    let was_opened = opened.recv_timeout(Duration::from_millis(500)).is_ok();
+    release(&fifo);
+    assert!(!was_opened, "rollback opened the FIFO at a captured path");
+}
