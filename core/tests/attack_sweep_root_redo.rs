@@ -87,7 +87,11 @@ fn a_fifo_named_like_a_temp_never_blocks_the_sweep() {
     let top = tempfile::tempdir().unwrap();
     let snap = captured(top.path());
     let fifo = top.path().join("d").join(temp_name("t.txt").unwrap());
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
     let root = top.path().to_owned();
     let ok = within(10, "rollback with a temp-named FIFO", move || {
         rollback(&open(&root), &snap, &RollbackOptions::default())
@@ -128,7 +132,10 @@ fn the_recorded_root_is_canonical_whatever_happens_to_its_name() {
     let root = open(&real);
     std::fs::rename(&real, top_real.join("renamed")).unwrap();
     let r = recorded_root(&root, "a").unwrap();
-    assert!(Path::new(&r).is_absolute() && !r.contains("(deleted)"), "{r}");
+    assert!(
+        Path::new(&r).is_absolute() && !r.contains("(deleted)"),
+        "{r}"
+    );
     // Removed after it was opened.
     let gone = top_real.join("gone");
     std::fs::create_dir(&gone).unwrap();
@@ -218,7 +225,12 @@ fn a_sealed_lazy_redo_verifies_and_leaves_late_conflicts_out() {
     let key = SealKey::new(vec![9u8; 32]).unwrap();
     let cap = open(p);
     let paths = ["src/a.txt", "src/b.txt", "gen/deep/new.txt"];
-    let text = capture(&cap, paths, &CaptureOptions::default().with_key(Some(key.clone()))).unwrap();
+    let text = capture(
+        &cap,
+        paths,
+        &CaptureOptions::default().with_key(Some(key.clone())),
+    )
+    .unwrap();
     let parse = ParseOptions::default().with_key(Some(key.clone()));
     let snap = Snapshot::parse(text.as_str(), &parse).unwrap();
     // The batch.
@@ -248,12 +260,20 @@ fn a_sealed_lazy_redo_verifies_and_leaves_late_conflicts_out() {
         .with_on_conflict(agent_checkpoint::OnConflict::Skip)
         .with_redo(true);
     let report = rollback(&hooked, &snap, &options).unwrap();
-    eprintln!("late conflict: {:?} not_in_redo {:?}", report.failures(), report.not_in_redo);
-    assert_eq!(std::fs::read(p.join("src/a.txt")).unwrap(), b"USER EDIT, longer");
+    eprintln!(
+        "late conflict: {:?} not_in_redo {:?}",
+        report.failures(),
+        report.not_in_redo
+    );
+    assert_eq!(
+        std::fs::read(p.join("src/a.txt")).unwrap(),
+        b"USER EDIT, longer"
+    );
     let redo = report.redo.as_ref().expect("a redo");
     let redo_text = redo.as_str().to_owned();
     // The MAC verifies; without the key or with one byte changed it does not.
-    let redo_snap = Snapshot::parse(&redo_text, &parse).unwrap_or_else(|e| panic!("{e}: {redo_text}"));
+    let redo_snap =
+        Snapshot::parse(&redo_text, &parse).unwrap_or_else(|e| panic!("{e}: {redo_text}"));
     assert!(redo_snap.is_sealed());
     let flipped = redo_text.replacen("QjI", "QjM", 1);
     assert_ne!(flipped, redo_text);
@@ -262,9 +282,17 @@ fn a_sealed_lazy_redo_verifies_and_leaves_late_conflicts_out() {
     assert!(!keys.contains(&"src/a.txt".to_owned()), "{keys:?}");
     assert!(report.not_in_redo.iter().any(|n| n.path == "src/a.txt"));
     // Rolling the redo forward: the batch's state back, the user's edit kept.
-    let again = rollback(&cap, &redo_snap, &RollbackOptions::default().with_key(Some(key))).unwrap();
+    let again = rollback(
+        &cap,
+        &redo_snap,
+        &RollbackOptions::default().with_key(Some(key)),
+    )
+    .unwrap();
     assert!(again.ok(), "{:?}", again.failures());
-    assert_eq!(std::fs::read(p.join("src/a.txt")).unwrap(), b"USER EDIT, longer");
+    assert_eq!(
+        std::fs::read(p.join("src/a.txt")).unwrap(),
+        b"USER EDIT, longer"
+    );
     assert_eq!(std::fs::read(p.join("src/b.txt")).unwrap(), b"B2");
     assert_eq!(std::fs::read(p.join("gen/deep/new.txt")).unwrap(), b"N");
 }
@@ -301,7 +329,11 @@ fn release(fifo: &Path) {
 fn capture_and_rollback_do_not_open_a_fifo() {
     let top = tempfile::tempdir().unwrap();
     let fifo = top.path().join("fifo");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
     let opened = waiting_writer(&fifo);
     let root = top.path().to_owned();
     let err = within(10, "capture", move || {
@@ -317,7 +349,11 @@ fn capture_and_rollback_do_not_open_a_fifo() {
     let text = capture(&open(top.path()), ["t.txt"], &CaptureOptions::default()).unwrap();
     std::fs::remove_file(top.path().join("t.txt")).unwrap();
     let fifo = top.path().join("t.txt");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
     let opened = waiting_writer(&fifo);
     let root = top.path().to_owned();
     let _ = within(10, "rollback", move || {

@@ -421,21 +421,29 @@ impl Root for CapRoot {
         // controlling one), then `fstat` says what was opened.
         #[cfg(target_os = "linux")]
         {
-            let flags = rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NOCTTY;
+            // An `O_PATH` handle first: what is there is never opened for
+            // reading (a FIFO's open wakes a writer waiting for a reader, a
+            // device's open has side effects) unless `fstat` says it is a
+            // regular file; that same inode is then reopened for reading.
+            let flags = rustix::fs::OFlags::PATH;
             if let Some(Ok(fd)) = beneath::open(&self.dir, path.as_str(), flags) {
-                let file = std::fs::File::from(fd);
-                if let Ok(m) = file.metadata() {
+                let handle = std::fs::File::from(fd);
+                if let Ok(m) = handle.metadata() {
                     let meta = metadata_of(&cap_std::fs::Metadata::from_just_metadata(m));
                     let looked = Looked::new(Some(meta));
                     let wanted = Some(meta)
                         .filter(|m| m.kind == EntryKind::File)
                         .and_then(|m| limit(&m));
-                    return Ok(match wanted {
+                    match wanted {
+                        None => return Ok(looked),
                         Some(max) => {
-                            looked.with_bytes(read_opened(path, file, meta.len, Some(max)))
+                            if let Ok(file) = reopen_for_reading(&handle) {
+                                let bytes = read_opened(path, file, meta.len, Some(max));
+                                return Ok(looked.with_bytes(bytes));
+                            }
+                            // No /proc: the walk below opens it by name.
                         }
-                        None => looked,
-                    });
+                    }
                 }
             }
             // A symlink on the way or at the end, nothing there, a file this
@@ -738,6 +746,18 @@ fn read_opened(
         return Err(too_large(bytes.len() as u64, limit));
     }
     Ok(bytes)
+}
+
+/// Opens for reading the very inode an `O_PATH` handle refers to (through
+/// its `/proc/self/fd` entry), never blocking, never taking a terminal.
+#[cfg(target_os = "linux")]
+fn reopen_for_reading(handle: &std::fs::File) -> io::Result<std::fs::File> {
+    use rustix::fs::{Mode, OFlags};
+    use std::os::fd::AsRawFd as _;
+    let flags = OFlags::RDONLY | OFlags::NOCTTY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let proc_path = format!("/proc/self/fd/{}", handle.as_raw_fd());
+    let fd = rustix::fs::open(proc_path.as_str(), flags, Mode::empty())?;
+    Ok(std::fs::File::from(fd))
 }
 
 /// Whether an error is ELOOP (a symlink met where none may be followed).
