@@ -101,20 +101,43 @@ where
     }
     let f = &f;
     std::thread::scope(|scope| {
+        // Workers learn their share once all are started: a thread the
+        // system refuses (a low `ulimit -v`) leaves the others more, and
+        // none at all leaves the work to the calling thread.
         let mut handles = Vec::with_capacity(workers);
+        let mut starts = Vec::with_capacity(workers);
         let mut receivers = Vec::with_capacity(workers);
-        for first in 0..workers {
+        for _ in 0..workers {
+            let (start, started) = std::sync::mpsc::channel::<(usize, usize)>();
             let (sender, receiver) = std::sync::mpsc::sync_channel(WINDOW);
-            handles.push(scope.spawn(move || {
-                for block in items.chunks(BLOCK).skip(first).step_by(workers) {
+            let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
+                let Ok((first, stride)) = started.recv() else {
+                    return;
+                };
+                for block in items.chunks(BLOCK).skip(first).step_by(stride) {
                     let results: Vec<R> = block.iter().map(f).collect();
                     // The caller stopped (an error): nothing more is wanted.
                     if sender.send(results).is_err() {
                         break;
                     }
                 }
-            }));
-            receivers.push(receiver);
+            });
+            match spawned {
+                Ok(handle) => {
+                    handles.push(handle);
+                    starts.push(start);
+                    receivers.push(receiver);
+                }
+                Err(_) => break,
+            }
+        }
+        let workers = handles.len();
+        if workers == 0 {
+            return items.iter().try_for_each(|item| consume(f(item)));
+        }
+        for (first, start) in starts.into_iter().enumerate() {
+            // A worker waits for this; it cannot be gone yet.
+            let _ = start.send((first, workers));
         }
         for block in 0..items.len().div_ceil(BLOCK) {
             match receivers[block % workers].recv() {
