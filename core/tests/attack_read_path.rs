@@ -492,7 +492,7 @@ fn files_changing_while_read_give_a_consistent_snapshot_or_an_error() {
         while !s.load(Ordering::Relaxed) {
             for i in [0, 17, 39] {
                 let p = t.join(format!("g{i}"));
-                if n % 7 == 0 {
+                if n.is_multiple_of(7) {
                     // shrink in place
                     let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
                     f.set_len(1).unwrap();
