@@ -1,4 +1,5 @@
 //! Real crashes: a child process rolls back large files (1-8 MiB, durable)
+//! and 40 small ones (enough for the writes to go on two threads)
 //! and is killed with SIGKILL after a random delay, over and over.
 //!
 //! It proves that after every kill each captured path holds wholly its
@@ -136,6 +137,9 @@ fn wait_for(path: &Path, child: &mut std::process::Child) {
     }
 }
 
+/// Small files captured beside the large ones.
+const SMALL_FILES: usize = 40;
+
 #[test]
 fn killed_rollbacks_never_leave_a_torn_file() {
     let runs = env_count("RELIABILITY_CRASH_RUNS", if long_run() { 300 } else { 8 });
@@ -157,7 +161,15 @@ fn killed_rollbacks_never_leave_a_torn_file() {
     }
     put(&root, "keep.txt", b"never captured", 0o644);
     put(&root, FLIP, &rng.bytes(2 * MIB), 0o644);
-    let captured = [
+    // Enough small files too for the writes to go on two threads (32 or
+    // more): the kills land in that path as well.
+    let small: Vec<&'static str> = (0..SMALL_FILES)
+        .map(|i| &*Box::leak(format!("many/s{i:02}.txt").into_boxed_str()))
+        .collect();
+    for (i, path) in small.iter().enumerate() {
+        put(&root, path, &rng.bytes(4096 + i), 0o644);
+    }
+    let mut captured = vec![
         "big/a.bin",
         "big/b.bin",
         "c.bin",
@@ -167,9 +179,10 @@ fn killed_rollbacks_never_leave_a_torn_file() {
         FLIP,
         "flip.bin/inner",
     ];
+    captured.extend(&small);
     let flip_before = std::fs::read(root.join(FLIP)).unwrap();
     let cap = CapRoot::open(&root, ambient_authority()).unwrap();
-    let snap = capture(&cap, captured, &CaptureOptions::default()).unwrap();
+    let snap = capture(&cap, &captured, &CaptureOptions::default()).unwrap();
     std::fs::write(dir.join("snapshot.json"), snap.as_str()).unwrap();
     let keep = state(&root, "keep.txt");
 
@@ -181,6 +194,9 @@ fn killed_rollbacks_never_leave_a_torn_file() {
     }
     batch.insert("gone.bin", None);
     batch.insert("gen/new.bin", Some((rng.bytes(MIB), 0o644)));
+    for path in &small {
+        batch.insert(path, Some((rng.bytes(5000), 0o600)));
+    }
     let expects: Vec<Expect> = captured
         .iter()
         .filter(|path| !path.starts_with(FLIP))
