@@ -1,4 +1,5 @@
-//! Concurrency on a real directory:
+//! Concurrency on a real directory (40 files per test, so rollbacks look at
+//! and write them on two threads):
 //!
 //! - two and four rollbacks of one snapshot at once, round after round:
 //!   the tree ends exactly as captured, no report calls a path unrestored
@@ -32,11 +33,15 @@ use agent_checkpoint::{
 use common::{check_tree, read_native, TreeNode};
 use reliability_sentinel::{env_count, figure, long_run, stray_temps, Rng};
 
+/// Files of each test: enough for a rollback to look at and write them on
+/// two threads (32 or more).
+const SOURCES: usize = 40;
+
 /// The project before the batch: files of a few sizes, a file the batch
 /// turns into a directory, nested files.
 fn seed(root: &Path, rng: &mut Rng) -> Vec<String> {
     let mut captured = Vec::new();
-    for i in 0..24 {
+    for i in 0..SOURCES {
         let path = format!("src/m{i:02}.rs");
         let size = 1 + rng.below(64 << 10) as usize;
         common::write_native(
@@ -70,7 +75,7 @@ fn seed(root: &Path, rng: &mut Rng) -> Vec<String> {
 
 /// The batch: rewrite every source, flip `flip`, create the new files.
 fn batch(root: &Path, rng: &mut Rng) {
-    for i in 0..24 {
+    for i in 0..SOURCES {
         let full = root.join(format!("src/m{i:02}.rs"));
         let size = 1 + rng.below(64 << 10) as usize;
         std::fs::write(&full, rng.bytes(size)).unwrap();
@@ -165,7 +170,7 @@ fn edits_during_a_guarded_rollback_are_kept_as_conflicts() {
     let tmp = tempfile::tempdir().unwrap();
     let root_dir = tmp.path().join("root");
     std::fs::create_dir(&root_dir).unwrap();
-    let names: Vec<String> = (0..24).map(|i| format!("f{i:02}.txt")).collect();
+    let names: Vec<String> = (0..SOURCES).map(|i| format!("f{i:02}.txt")).collect();
     let (mut edits_total, mut kept, mut lost, mut after_rename, mut rounds) = (0, 0, 0, 0, 0);
     let mut kept_at_last_look = 0;
     // How long one guarded rollback takes here, to spread the edits over it.

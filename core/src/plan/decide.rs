@@ -176,11 +176,12 @@ pub(crate) fn decide<'s, R: Root + ?Sized>(
         // Looking at one path may fail (a parent swapped for a symlink a
         // moment ago, a directory that cannot be listed): that path alone
         // is refused, never the whole rollback.
-        // A path that vanished while it was looked at (a concurrent
-        // rollback of the same snapshot pruning its directory) is looked
-        // at again: it is what it is now that counts.
+        // A path that vanished or changed type while it was looked at (a
+        // concurrent rollback of the same snapshot pruning its directory,
+        // or putting a file back where the batch left one) is looked at
+        // again: it is what it is now that counts.
         let looked = match engine.decide_path(path) {
-            Err(e) if e.code() == ErrorCode::NotFound => {
+            Err(e) if changed_while_looked_at(&e) => {
                 engine.forget_ancestors(path);
                 engine.decide_path(path)
             }
@@ -704,4 +705,13 @@ fn in_the_way(path: &RelPath, held: &[String]) -> Error {
             held.join(", ")
         ),
     }
+}
+
+/// Whether looking at a path failed because it changed meanwhile: gone, or
+/// a directory that is one no longer (or below one that is not).
+fn changed_while_looked_at(error: &Error) -> bool {
+    error.code() == ErrorCode::NotFound
+        || error
+            .io_error()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::NotADirectory)
 }

@@ -247,9 +247,17 @@ impl CapRoot {
                     keep_owner(file, raw.as_ref());
                 }
                 if options.replace_empty_dir && found.is_some_and(|m| m.kind == EntryKind::Dir) {
-                    parent
-                        .remove_dir(name)
-                        .map_err(|e| Error::io(path.as_str(), e))?;
+                    if let Err(e) = parent.remove_dir(name) {
+                        // Gone, or no longer a directory: replaced a moment
+                        // ago (a concurrent rollback of the same snapshot).
+                        // What is there now must still be as expected; then
+                        // the rename replaces it.
+                        let now = lstat_in(&parent, path)?;
+                        if now.as_ref().is_some_and(|m| m.kind == EntryKind::Dir) {
+                            return Err(Error::io(path.as_str(), e));
+                        }
+                        check_expect(path, now.as_ref(), options.expect)?;
+                    }
                 }
                 parent
                     .rename(&temp, &parent, name)
