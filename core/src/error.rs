@@ -508,6 +508,16 @@ impl Error {
         }
     }
 
+    /// Whether the path (or a directory on the way to it) was missing or
+    /// not a directory: what a path that changed a moment ago gives, and
+    /// what a write whose parent is missing gives.
+    pub(crate) fn is_missing_or_not_a_dir(&self) -> bool {
+        self.code() == ErrorCode::NotFound
+            || self
+                .io_error()
+                .is_some_and(|io| io.kind() == io::ErrorKind::NotADirectory)
+    }
+
     /// The operating system's error number, for I/O errors that carry one.
     pub fn raw_os_error(&self) -> Option<i32> {
         self.io_error().and_then(io::Error::raw_os_error)

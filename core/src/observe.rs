@@ -88,41 +88,8 @@ pub(crate) fn observe<R: Root + ?Sized>(root: &R, path: &RelPath, want: Want) ->
     };
     Ok(match meta.kind {
         EntryKind::File => {
-            let keep = want.bytes_up_to.is_some_and(|max| meta.len <= max)
-                || want.bytes_if_len == Some(meta.len);
-            let mut readable = true;
-            let bytes = if keep {
-                match root.read_file(path, Some(meta.len.max(want.bytes_up_to.unwrap_or(0)))) {
-                    Ok(bytes) => Some(bytes),
-                    // It grew since the lstat: treat it as too large to keep.
-                    Err(Error::TooLarge { .. }) => None,
-                    Err(e) if e.code() == ErrorCode::PermissionDenied => {
-                        readable = false;
-                        None
-                    }
-                    Err(e) => return Err(e),
-                }
-            } else {
-                None
-            };
-            let digest = match (&bytes, want.digest && readable) {
-                (_, false) => None,
-                (Some(b), true) => Some(sha256(b)),
-                (None, true) => match stream_digest(root, path) {
-                    Ok(digest) => Some(digest),
-                    Err(e) if e.code() == ErrorCode::PermissionDenied => {
-                        readable = false;
-                        None
-                    }
-                    Err(e) => return Err(e),
-                },
-            };
-            Now::File {
-                meta,
-                bytes,
-                digest,
-                readable,
-            }
+            let read = read_limit(&want, &meta).map(|max| root.read_file(path, Some(max)));
+            return file_now(root, path, meta, read, want);
         }
         EntryKind::Symlink => Now::Symlink {
             meta,
@@ -141,6 +108,57 @@ pub(crate) fn observe<R: Root + ?Sized>(root: &R, path: &RelPath, want: Want) ->
         },
         EntryKind::Dir => Now::Dir(meta),
         _ => Now::Other(meta),
+    })
+}
+
+/// The size limit to read a current file with, when `want` keeps its
+/// bytes; `None` when they are not kept.
+pub(crate) fn read_limit(want: &Want, meta: &Metadata) -> Option<u64> {
+    let keep =
+        want.bytes_up_to.is_some_and(|max| meta.len <= max) || want.bytes_if_len == Some(meta.len);
+    keep.then(|| meta.len.max(want.bytes_up_to.unwrap_or(0)))
+}
+
+/// What is known of the regular file at `path` (`meta`), given what
+/// reading it gave (`read`: `None` when its bytes were not wanted): the
+/// bytes kept, the digest (streamed when the bytes were not kept), and
+/// whether this process may read it.
+pub(crate) fn file_now<R: Root + ?Sized>(
+    root: &R,
+    path: &RelPath,
+    meta: Metadata,
+    read: Option<Result<Vec<u8>>>,
+    want: Want,
+) -> Result<Now> {
+    let mut readable = true;
+    let bytes = match read {
+        None => None,
+        Some(Ok(bytes)) => Some(bytes),
+        // It grew since it was looked at: too large to keep.
+        Some(Err(Error::TooLarge { .. })) => None,
+        Some(Err(e)) if e.code() == ErrorCode::PermissionDenied => {
+            readable = false;
+            None
+        }
+        Some(Err(e)) => return Err(e),
+    };
+    let digest = match (&bytes, want.digest && readable) {
+        (_, false) => None,
+        (Some(b), true) => Some(sha256(b)),
+        (None, true) => match stream_digest(root, path) {
+            Ok(digest) => Some(digest),
+            Err(e) if e.code() == ErrorCode::PermissionDenied => {
+                readable = false;
+                None
+            }
+            Err(e) => return Err(e),
+        },
+    };
+    Ok(Now::File {
+        meta,
+        bytes,
+        digest,
+        readable,
     })
 }
 

@@ -9,6 +9,9 @@
     reason = "test code: a panic is a failing test"
 )]
 
+mod common;
+
+use common::blocking::{mkfifo, within};
 use std::os::unix::fs::{symlink, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -22,24 +25,6 @@ use agent_checkpoint::{
 };
 
 const SECRET: &[u8] = b"OUTSIDE-SECRET";
-
-fn mkfifo(path: &Path) {
-    let status = Command::new("mkfifo").arg(path).status().unwrap();
-    assert!(status.success(), "mkfifo failed");
-}
-
-/// Runs `f` on a thread of its own; panics if it takes longer than `secs`
-/// (a blocked open fails the test instead of hanging it).
-fn within<T: Send + 'static>(secs: u64, what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    match rx.recv_timeout(Duration::from_secs(secs)) {
-        Ok(v) => v,
-        Err(_) => panic!("{what}: blocked for more than {secs} s"),
-    }
-}
 
 /// `top/root` and `top/outside` holding the secret (also `outside/d/f.txt`).
 fn tree() -> (tempfile::TempDir, PathBuf, PathBuf) {

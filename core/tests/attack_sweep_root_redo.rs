@@ -8,13 +8,14 @@
     reason = "test code: a panic is a failing test"
 )]
 
+mod common;
+
+use common::blocking::{mkfifo, within};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::symlink;
 use std::path::Path;
-use std::process::Command;
-use std::sync::{mpsc, Mutex};
-use std::time::Duration;
+use std::sync::Mutex;
 
 use agent_checkpoint::root::temp::temp_name;
 use agent_checkpoint::root::{ambient_authority, Expect, Metadata, Root, WriteOptions};
@@ -25,17 +26,6 @@ use agent_checkpoint::{
 
 fn open(root: &Path) -> CapRoot {
     CapRoot::open(root, ambient_authority()).unwrap()
-}
-
-fn within<T: Send + 'static>(secs: u64, what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    match rx.recv_timeout(Duration::from_secs(secs)) {
-        Ok(v) => v,
-        Err(_) => panic!("{what}: blocked for more than {secs} s"),
-    }
 }
 
 /// `d/t.txt` captured, then edited; returns the snapshot.
@@ -87,11 +77,7 @@ fn a_fifo_named_like_a_temp_never_blocks_the_sweep() {
     let top = tempfile::tempdir().unwrap();
     let snap = captured(top.path());
     let fifo = top.path().join("d").join(temp_name("t.txt").unwrap());
-    assert!(Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
+    mkfifo(&fifo);
     let root = top.path().to_owned();
     let ok = within(10, "rollback with a temp-named FIFO", move || {
         rollback(&open(&root), &snap, &RollbackOptions::default())
@@ -295,72 +281,4 @@ fn a_sealed_lazy_redo_verifies_and_leaves_late_conflicts_out() {
     );
     assert_eq!(std::fs::read(p.join("src/b.txt")).unwrap(), b"B2");
     assert_eq!(std::fs::read(p.join("gen/deep/new.txt")).unwrap(), b"N");
-}
-
-// ---- 3. a FIFO at a captured path is not even opened ----------------------
-
-/// Opens `fifo` for writing on a thread; that open completes only once
-/// someone opens the FIFO for reading.
-fn waiting_writer(fifo: &Path) -> mpsc::Receiver<()> {
-    let (tx, rx) = mpsc::channel();
-    let fifo = fifo.to_owned();
-    std::thread::spawn(move || {
-        if std::fs::OpenOptions::new().write(true).open(&fifo).is_ok() {
-            let _ = tx.send(());
-        }
-    });
-    std::thread::sleep(Duration::from_millis(100));
-    rx
-}
-
-fn release(fifo: &Path) {
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let _ = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(0o4000) // O_NONBLOCK
-        .open(fifo);
-}
-
-/// Capture and rollback refuse a FIFO without opening it (opening one for
-/// reading wakes a writer waiting for a reader; a device's open has side
-/// effects of its own). Holds on main; fails on `percall` (8ecf048,
-/// b4cf910) where `look_and_read` opens before it fstat()s.
-#[test]
-fn capture_and_rollback_do_not_open_a_fifo() {
-    let top = tempfile::tempdir().unwrap();
-    let fifo = top.path().join("fifo");
-    assert!(Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
-    let opened = waiting_writer(&fifo);
-    let root = top.path().to_owned();
-    let err = within(10, "capture", move || {
-        capture(&open(&root), ["fifo"], &CaptureOptions::default()).map(|t| t.as_str().to_owned())
-    })
-    .unwrap_err();
-    assert_eq!(err.code(), agent_checkpoint::ErrorCode::NotAFile);
-    let was_opened = opened.recv_timeout(Duration::from_millis(500)).is_ok();
-    release(&fifo);
-    assert!(!was_opened, "capture opened the FIFO it refused");
-    // Rollback: a captured file that is a FIFO now.
-    std::fs::write(top.path().join("t.txt"), b"before").unwrap();
-    let text = capture(&open(top.path()), ["t.txt"], &CaptureOptions::default()).unwrap();
-    std::fs::remove_file(top.path().join("t.txt")).unwrap();
-    let fifo = top.path().join("t.txt");
-    assert!(Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
-    let opened = waiting_writer(&fifo);
-    let root = top.path().to_owned();
-    let _ = within(10, "rollback", move || {
-        let snap = Snapshot::parse(text.as_str(), &ParseOptions::default()).unwrap();
-        rollback(&open(&root), &snap, &RollbackOptions::default()).map(|r| r.ok())
-    });
-    let was_opened = opened.recv_timeout(Duration::from_millis(500)).is_ok();
-    release(&fifo);
-    assert!(!was_opened, "rollback opened the FIFO at a captured path");
 }

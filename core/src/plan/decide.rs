@@ -9,10 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::removable::{removable, Removable};
 use super::{Plan, PlanAction, PlanItem};
-use crate::digest::sha256;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
 use crate::guard::{is_conflict, OnConflict};
-use crate::observe::{observe, stream_digest, Now, Want};
+use crate::observe::{file_now, observe, read_limit, Now, Want};
 use crate::options::PlanOptions;
 use crate::parallel;
 use crate::progress::{Counter, ProgressStage};
@@ -181,7 +180,7 @@ pub(crate) fn decide<'s, R: Root + ?Sized>(
         // or putting a file back where the batch left one) is looked at
         // again: it is what it is now that counts.
         let looked = match engine.decide_path(path) {
-            Err(e) if changed_while_looked_at(&e) => {
+            Err(e) if e.is_missing_or_not_a_dir() => {
                 engine.forget_ancestors(path);
                 engine.decide_path(path)
             }
@@ -639,14 +638,6 @@ impl<'s, R: Root + ?Sized> Engine<'_, 's, R> {
     }
 }
 
-/// The size limit to read a current file with, when `want` keeps its
-/// bytes (as [`observe`] decides it).
-fn read_limit(want: &Want, meta: &Metadata) -> Option<u64> {
-    let keep =
-        want.bytes_up_to.is_some_and(|max| meta.len <= max) || want.bytes_if_len == Some(meta.len);
-    keep.then(|| meta.len.max(want.bytes_up_to.unwrap_or(0)))
-}
-
 /// [`observe`], with a file's bytes read by the look that finds it (one
 /// path resolution, where the root can) and its metadata that of the
 /// bytes read. What is not a file is looked at by [`observe`] itself.
@@ -658,36 +649,7 @@ fn look<R: Root + ?Sized>(root: &R, path: &RelPath, want: Want) -> Result<Now> {
     if meta.kind != EntryKind::File {
         return observe(root, path, want);
     }
-    let mut readable = true;
-    let bytes = match looked.bytes {
-        None => None,
-        Some(Ok(bytes)) => Some(bytes),
-        // It grew since it was looked at: too large to keep.
-        Some(Err(Error::TooLarge { .. })) => None,
-        Some(Err(e)) if e.code() == ErrorCode::PermissionDenied => {
-            readable = false;
-            None
-        }
-        Some(Err(e)) => return Err(e),
-    };
-    let digest = match (&bytes, want.digest && readable) {
-        (_, false) => None,
-        (Some(b), true) => Some(sha256(b)),
-        (None, true) => match stream_digest(root, path) {
-            Ok(digest) => Some(digest),
-            Err(e) if e.code() == ErrorCode::PermissionDenied => {
-                readable = false;
-                None
-            }
-            Err(e) => return Err(e),
-        },
-    };
-    Ok(Now::File {
-        meta,
-        bytes,
-        digest,
-        readable,
-    })
+    file_now(root, path, meta, looked.bytes, want)
 }
 
 /// What the snapshot wants at a captured path that exists.
@@ -705,13 +667,4 @@ fn in_the_way(path: &RelPath, held: &[String]) -> Error {
             held.join(", ")
         ),
     }
-}
-
-/// Whether looking at a path failed because it changed meanwhile: gone, or
-/// a directory that is one no longer (or below one that is not).
-fn changed_while_looked_at(error: &Error) -> bool {
-    error.code() == ErrorCode::NotFound
-        || error
-            .io_error()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::NotADirectory)
 }

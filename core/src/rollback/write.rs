@@ -3,7 +3,7 @@
 //! writes can be carried out on more than one thread and their outcomes
 //! settled in order on the calling one.
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
 use crate::plan::decide::{Decision, Step};
 use crate::relpath::RelPath;
 use crate::root::{EntryKind, Root, WriteOptions};
@@ -22,7 +22,9 @@ pub(super) struct Written {
 pub(super) fn write<R: Root + ?Sized>(root: &R, d: &Decision<'_>, durable: bool) -> Written {
     let mut made = Vec::new();
     let result = match write_once(root, d, durable) {
-        Err(e) if parent_trouble(&e) => {
+        // A missing parent, or one that is not a directory (a file, or a
+        // symlink, which is never followed).
+        Err(e) if e.is_missing_or_not_a_dir() => {
             ensure_parents(root, &d.path, &mut made).and_then(|()| write_once(root, d, durable))
         }
         result => result,
@@ -92,13 +94,4 @@ fn ensure_parents<R: Root + ?Sized>(
         }
     }
     Ok(())
-}
-
-/// Whether a failed write may be down to its parents: one missing, or one
-/// that is not a directory (a file, or a symlink, which is never followed).
-fn parent_trouble(error: &Error) -> bool {
-    error.code() == ErrorCode::NotFound
-        || error
-            .io_error()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::NotADirectory)
 }

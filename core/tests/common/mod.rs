@@ -6,6 +6,8 @@
     reason = "test code: a panic is a failing test"
 )]
 
+pub mod blocking;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;
 use std::os::unix::fs::{symlink, PermissionsExt};
