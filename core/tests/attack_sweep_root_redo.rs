@@ -11,17 +11,16 @@
 mod common;
 
 use common::blocking::{mkfifo, within};
+use common::hooked::Hooked;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::symlink;
 use std::path::Path;
-use std::sync::Mutex;
 
 use agent_checkpoint::root::temp::temp_name;
-use agent_checkpoint::root::{ambient_authority, Expect, Metadata, Root, WriteOptions};
+use agent_checkpoint::root::{ambient_authority, Root};
 use agent_checkpoint::{
-    capture, rollback, CapRoot, CaptureOptions, ParseOptions, RelPath, Result, RollbackOptions,
-    SealKey, Snapshot,
+    capture, rollback, CapRoot, CaptureOptions, ParseOptions, RollbackOptions, SealKey, Snapshot,
 };
 
 fn open(root: &Path) -> CapRoot {
@@ -144,63 +143,6 @@ fn the_recorded_root_is_canonical_whatever_happens_to_its_name() {
 
 // ---- 8. lazy redo under a key; late conflicts ----------------------------
 
-/// A root that runs `hook` once, right before the first write of `at`.
-struct Hooked<'a> {
-    inner: &'a CapRoot,
-    at: RelPath,
-    hook: Mutex<Option<Box<dyn FnOnce() + Send + 'a>>>,
-}
-
-impl Root for Hooked<'_> {
-    fn metadata(&self, path: &RelPath) -> Result<Option<Metadata>> {
-        self.inner.metadata(path)
-    }
-    fn read_dir(&self, dir: Option<&RelPath>) -> Result<Vec<String>> {
-        self.inner.read_dir(dir)
-    }
-    fn read_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<Vec<u8>> {
-        self.inner.read_file(path, max_bytes)
-    }
-    fn visit_file(&self, path: &RelPath, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
-        self.inner.visit_file(path, visit)
-    }
-    fn read_link(&self, path: &RelPath) -> Result<String> {
-        self.inner.read_link(path)
-    }
-    fn write_file(&self, path: &RelPath, bytes: &[u8], options: &WriteOptions) -> Result<()> {
-        if *path == self.at {
-            if let Some(hook) = self.hook.lock().unwrap().take() {
-                hook();
-            }
-        }
-        self.inner.write_file(path, bytes, options)
-    }
-    fn write_link(&self, path: &RelPath, target: &str, options: &WriteOptions) -> Result<()> {
-        self.inner.write_link(path, target, options)
-    }
-    fn remove_file(&self, path: &RelPath, expect: Expect) -> Result<()> {
-        self.inner.remove_file(path, expect)
-    }
-    fn create_dir(&self, path: &RelPath) -> Result<()> {
-        self.inner.create_dir(path)
-    }
-    fn remove_dir(&self, path: &RelPath) -> Result<()> {
-        self.inner.remove_dir(path)
-    }
-    fn sync_dir(&self, path: Option<&RelPath>) -> Result<()> {
-        self.inner.sync_dir(path)
-    }
-    fn remove_stray_temps(&self, dir: Option<&RelPath>, names: &[&str]) -> Result<usize> {
-        self.inner.remove_stray_temps(dir, names)
-    }
-    fn absolute_prefixes(&self) -> Vec<String> {
-        self.inner.absolute_prefixes()
-    }
-    fn canonical_path(&self) -> Option<String> {
-        self.inner.canonical_path()
-    }
-}
-
 #[test]
 fn a_sealed_lazy_redo_verifies_and_leaves_late_conflicts_out() {
     let top = tempfile::tempdir().unwrap();
@@ -234,13 +176,9 @@ fn a_sealed_lazy_redo_verifies_and_leaves_late_conflicts_out() {
     let snap = Snapshot::parse(applied.as_str(), &parse).unwrap();
     // The user edits src/a.txt right before its restore.
     let user = p.join("src/a.txt");
-    let hooked = Hooked {
-        inner: &cap,
-        at: RelPath::try_from("src/a.txt").unwrap(),
-        hook: Mutex::new(Some(Box::new(move || {
-            std::fs::write(&user, b"USER EDIT, longer").unwrap();
-        }))),
-    };
+    let hooked = Hooked::new(&cap, "src/a.txt", move || {
+        std::fs::write(&user, b"USER EDIT, longer").unwrap();
+    });
     let options = RollbackOptions::default()
         .with_key(Some(key.clone()))
         .with_on_conflict(agent_checkpoint::OnConflict::Skip)

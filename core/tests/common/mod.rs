@@ -7,6 +7,7 @@
 )]
 
 pub mod blocking;
+pub mod hooked;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;
