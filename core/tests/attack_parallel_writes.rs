@@ -874,3 +874,115 @@ fn panicking_progress_does_not_leave_a_half_restored_tree() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// 6. The plan, the rollback and its progress agree on a mixed tree.
+
+/// 48 edited files, removed ones, a type flip each way, a link, new files
+/// in new directories to prune: `report.plan` is `plan_rollback`'s, every
+/// step is carried out (a second plan keeps everything), the progress ends
+/// at the number of changes, on the calling thread.
+#[test]
+fn mixed_tree_plan_rollback_and_progress_agree() {
+    for guarded in [false, true] {
+        let s = setup();
+        let dir = &s.root;
+        std::fs::create_dir_all(dir.join("d")).unwrap();
+        std::fs::create_dir_all(dir.join("x")).unwrap();
+        let mut paths = Vec::new();
+        for i in 0..48 {
+            std::fs::write(dir.join(format!("d/f{i:02}")), content(i)).unwrap();
+            paths.push(format!("d/f{i:02}"));
+        }
+        std::fs::write(dir.join("flip"), "a file").unwrap();
+        std::fs::write(dir.join("x/y"), "in x").unwrap();
+        symlink("d/f00", dir.join("ln")).unwrap();
+        paths.extend(["flip", "x/y", "ln", "n1/n2/new", "n1/other"].map(String::from));
+        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let text = capture(&cap(dir), &paths, &CaptureOptions::default())
+            .unwrap()
+            .into_string();
+        // The batch.
+        for i in 0..48 {
+            if i % 3 == 0 {
+                std::fs::remove_file(dir.join(format!("d/f{i:02}"))).unwrap();
+            } else {
+                std::fs::write(dir.join(format!("d/f{i:02}")), "batch").unwrap();
+            }
+        }
+        std::fs::remove_file(dir.join("flip")).unwrap();
+        std::fs::create_dir(dir.join("flip")).unwrap();
+        std::fs::remove_dir_all(dir.join("x")).unwrap();
+        std::fs::write(dir.join("x"), "x is a file now").unwrap();
+        std::fs::remove_file(dir.join("ln")).unwrap();
+        symlink("d/f01", dir.join("ln")).unwrap();
+        std::fs::create_dir_all(dir.join("n1/n2")).unwrap();
+        std::fs::write(dir.join("n1/n2/new"), "new").unwrap();
+        std::fs::write(dir.join("n1/other"), "new").unwrap();
+        let snapshot = if guarded {
+            record_applied(&cap(dir), &text.parse_snapshot(), &RecordOptions::default())
+                .unwrap()
+                .into_string()
+                .parse_snapshot()
+        } else {
+            text.parse_snapshot()
+        };
+        let seen: Arc<Mutex<Vec<(std::thread::ThreadId, ProgressStage, u64, u64)>>> =
+            Arc::default();
+        let on = {
+            let seen = seen.clone();
+            OnProgress::new(move |p| {
+                seen.lock()
+                    .unwrap()
+                    .push((std::thread::current().id(), p.stage, p.done, p.total));
+            })
+        };
+        let mut options = RollbackOptions::default().with_progress(Some(on));
+        if guarded {
+            options = options.with_on_conflict(OnConflict::Skip);
+        }
+        let plan = plan_rollback(&cap(dir), &snapshot, &options.plan_options()).unwrap();
+        seen.lock().unwrap().clear();
+        let report = agent_checkpoint::rollback(&cap(dir), &snapshot, &options).unwrap();
+        assert_eq!(report.plan, plan, "guarded {guarded}");
+        // `x` (a file the batch made where a captured directory was) is
+        // refused by design, in the plan and the rollback alike.
+        assert_eq!(report.unrestored.len(), 1, "guarded {guarded}: {report:?}");
+        assert_eq!(report.unrestored[0].path, "x/y");
+        assert_eq!(report.unrestored[0].code, ErrorCode::NotADirectory);
+        assert_eq!(report.restored.len(), 48 + 4, "{report:?}");
+        assert!(report.conflicts.is_empty());
+        let changes = plan
+            .items
+            .iter()
+            .filter(|i| matches!(i.action, PlanAction::Write | PlanAction::Remove | PlanAction::Rmdir))
+            .count() as u64;
+        let seen = seen.lock().unwrap();
+        let restore: Vec<_> = seen.iter().filter(|s| s.1 == ProgressStage::Restore).collect();
+        let me = std::thread::current().id();
+        assert!(seen.iter().all(|s| s.0 == me));
+        assert!(restore.windows(2).all(|w| w[0].2 <= w[1].2));
+        assert_eq!(restore.last().unwrap().2, changes, "{restore:?}");
+        assert_eq!(restore.last().unwrap().3, changes);
+        drop(seen);
+        let again = plan_rollback(&cap(dir), &snapshot, &options.plan_options()).unwrap();
+        assert!(
+            again
+                .items
+                .iter()
+                .all(|i| i.action == PlanAction::Keep || i.path == "x/y"),
+            "guarded {guarded}: {:?}",
+            again.items.iter().filter(|i| i.action != PlanAction::Keep).collect::<Vec<_>>()
+        );
+        assert_eq!(std::fs::read_to_string(dir.join("flip")).unwrap(), "a file");
+        assert_eq!(std::fs::read_to_string(dir.join("x")).unwrap(), "x is a file now");
+        assert_eq!(std::fs::read_link(dir.join("ln")).unwrap(), Path::new("d/f00"));
+        assert!(!dir.join("n1").exists());
+        for i in 0..48 {
+            assert_eq!(
+                std::fs::read_to_string(dir.join(format!("d/f{i:02}"))).unwrap(),
+                content(i)
+            );
+        }
+    }
+}
