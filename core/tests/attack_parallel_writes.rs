@@ -49,6 +49,9 @@ fn tree(dir: &Path) -> BTreeMap<PathBuf, (char, Vec<u8>)> {
     out
 }
 
+/// A progress call: the thread, the stage, done, total.
+type Seen = (std::thread::ThreadId, ProgressStage, u64, u64);
+
 type Hook<'a> = Box<dyn FnOnce() + Send + 'a>;
 
 /// A root that runs a hook once before the first write (file or link) of
@@ -297,9 +300,8 @@ fn parent_raced_into_an_outside_symlink_during_parallel_writes() {
             let report = common::rollback_text(&hooked, &text, &RollbackOptions::default());
             assert!(report.valid(), "{report:?}");
             assert_eq!(tree(&s.outside), outside_before, "{at}: written outside");
-            assert_eq!(
+            assert!(
                 std::fs::read_link(dir.join("gen/a")).is_ok(),
-                true,
                 "the link itself is left"
             );
             let unrestored: BTreeMap<&str, ErrorCode> = report
@@ -312,15 +314,28 @@ fn parent_raced_into_an_outside_symlink_during_parallel_writes() {
                 assert_ne!(restored, unrestored.contains_key(p.as_str()), "{p}");
                 if p.starts_with("top/") {
                     assert!(restored, "{p}");
-                    assert_eq!(std::fs::read_to_string(dir.join(&p)).unwrap(), captured_of(&p));
+                    assert_eq!(
+                        std::fs::read_to_string(dir.join(&p)).unwrap(),
+                        captured_of(&p)
+                    );
                 } else if restored {
                     // Written before the swap: it is in the moved directory.
                     let moved = dir.join("gen/a.moved").join(&p["gen/a/".len()..]);
-                    assert_eq!(std::fs::read_to_string(moved).unwrap(), captured_of(&p), "{p}");
+                    assert_eq!(
+                        std::fs::read_to_string(moved).unwrap(),
+                        captured_of(&p),
+                        "{p}"
+                    );
                 } else {
                     let code = unrestored[p.as_str()];
                     assert!(
-                        matches!(code, ErrorCode::NotADirectory | ErrorCode::PathEscapesRoot | ErrorCode::Io | ErrorCode::NotFound),
+                        matches!(
+                            code,
+                            ErrorCode::NotADirectory
+                                | ErrorCode::PathEscapesRoot
+                                | ErrorCode::Io
+                                | ErrorCode::NotFound
+                        ),
                         "{p}: {code:?}"
                     );
                 }
@@ -354,7 +369,7 @@ fn racing_thread_flips_a_parent_into_an_outside_symlink() {
                 while !stop.load(Ordering::Relaxed) {
                     n += 1;
                     let _ = std::fs::remove_dir_all(&moved);
-                    if std::fs::rename(&a, &moved).is_ok() || n % 3 == 0 {
+                    if std::fs::rename(&a, &moved).is_ok() || n.is_multiple_of(3) {
                         let _ = symlink(&outside, &a);
                         std::thread::yield_now();
                         let _ = std::fs::remove_file(&a);
@@ -526,8 +541,8 @@ fn guarded_rollback_does_what_the_plan_said() {
     for i in 0..48 {
         std::fs::write(dir.join(format!("f{i:02}")), format!("batch {i}")).unwrap();
     }
-    let applied = record_applied(&cap(dir), &text.parse_snapshot(), &RecordOptions::default())
-        .unwrap();
+    let applied =
+        record_applied(&cap(dir), &text.parse_snapshot(), &RecordOptions::default()).unwrap();
     // Some edited by the user after the batch: foreseen conflicts.
     for i in [3, 20, 41] {
         std::fs::write(dir.join(format!("f{i:02}")), "user, longer edit").unwrap();
@@ -610,10 +625,15 @@ fn guarded_rollback_keeps_edits_landing_before_the_last_look() {
             }
             match how {
                 "in place" => assert_eq!(std::fs::read_to_string(&p).unwrap(), format!("user {i}")),
-                "replaced" => assert_eq!(std::fs::read_to_string(&p).unwrap(), format!("batch {i}")),
+                "replaced" => {
+                    assert_eq!(std::fs::read_to_string(&p).unwrap(), format!("batch {i}"))
+                }
                 "removed" => assert!(std::fs::symlink_metadata(&p).is_err()),
                 "dir" => assert!(std::fs::symlink_metadata(&p).unwrap().is_dir()),
-                _ => assert!(std::fs::symlink_metadata(&p).unwrap().file_type().is_symlink()),
+                _ => assert!(std::fs::symlink_metadata(&p)
+                    .unwrap()
+                    .file_type()
+                    .is_symlink()),
             }
         }
     }
@@ -655,12 +675,19 @@ fn guarded_rollback_with_a_racing_editor() {
         for i in 0..64 {
             let p = format!("f{i:02}");
             let now = std::fs::read_to_string(dir.join(&p)).unwrap();
-            assert_ne!(now, format!("batch {i}"), "{p}: batch bytes left, {report:?}");
+            assert_ne!(
+                now,
+                format!("batch {i}"),
+                "{p}: batch bytes left, {report:?}"
+            );
             if report.conflicts.contains(&p) {
                 assert_eq!(now, format!("user edit {i}"), "{p}");
             } else {
                 assert!(report.restored.contains(&p));
-                assert!(now == content(i) || now == format!("user edit {i}"), "{p}: {now}");
+                assert!(
+                    now == content(i) || now == format!("user edit {i}"),
+                    "{p}: {now}"
+                );
             }
         }
     }
@@ -723,7 +750,10 @@ fn directory_in_the_way_replaced_before_its_removal() {
                     }
                 });
                 let (snap, options) = if guarded {
-                    (applied.as_str(), RollbackOptions::default().with_on_conflict(OnConflict::Skip))
+                    (
+                        applied.as_str(),
+                        RollbackOptions::default().with_on_conflict(OnConflict::Skip),
+                    )
                 } else {
                     (text.as_str(), RollbackOptions::default())
                 };
@@ -752,7 +782,11 @@ fn directory_in_the_way_replaced_before_its_removal() {
                 } else {
                     assert!(restored, "{ctx}");
                 }
-                assert_eq!(report.restored.len() + report.conflicts.len() + report.unrestored.len(), 49, "{ctx}");
+                assert_eq!(
+                    report.restored.len() + report.conflicts.len() + report.unrestored.len(),
+                    49,
+                    "{ctx}"
+                );
             }
         }
     }
@@ -784,7 +818,7 @@ fn racing_thread_swaps_the_directory_in_the_way_for_an_outside_link() {
                     if std::fs::symlink_metadata(&t).is_ok_and(|m| m.is_dir()) {
                         let _ = std::fs::rename(&link, &t);
                     }
-                    if n % 2 == 0 {
+                    if n.is_multiple_of(2) {
                         let _ = std::fs::remove_file(&t);
                         let _ = std::fs::create_dir(&t);
                     }
@@ -792,7 +826,10 @@ fn racing_thread_swaps_the_directory_in_the_way_for_an_outside_link() {
             })
         };
         let (snap, options) = if guarded {
-            (applied.as_str(), RollbackOptions::default().with_on_conflict(OnConflict::Skip))
+            (
+                applied.as_str(),
+                RollbackOptions::default().with_on_conflict(OnConflict::Skip),
+            )
         } else {
             (text.as_str(), RollbackOptions::default())
         };
@@ -800,8 +837,15 @@ fn racing_thread_swaps_the_directory_in_the_way_for_an_outside_link() {
         stop.store(true, Ordering::Relaxed);
         racer.join().unwrap();
         assert!(report.valid(), "{report:?}");
-        assert_eq!(tree(&s.outside), outside_before, "run {run}: written outside");
-        assert_eq!(report.restored.len() + report.conflicts.len() + report.unrestored.len(), 49);
+        assert_eq!(
+            tree(&s.outside),
+            outside_before,
+            "run {run}: written outside"
+        );
+        assert_eq!(
+            report.restored.len() + report.conflicts.len() + report.unrestored.len(),
+            49
+        );
     }
 }
 
@@ -817,8 +861,7 @@ fn progress_on_the_calling_thread_monotone_and_complete() {
     let text = deep_tree(dir);
     batch_on_deep_tree(dir);
     std::fs::write(dir.join("top/new"), "new").unwrap();
-    let seen: Arc<Mutex<Vec<(std::thread::ThreadId, ProgressStage, u64, u64)>>> =
-        Arc::default();
+    let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
     let on = {
         let seen = seen.clone();
         OnProgress::new(move |p| {
@@ -834,11 +877,19 @@ fn progress_on_the_calling_thread_monotone_and_complete() {
         .plan
         .items
         .iter()
-        .filter(|i| matches!(i.action, PlanAction::Write | PlanAction::Remove | PlanAction::Rmdir))
+        .filter(|i| {
+            matches!(
+                i.action,
+                PlanAction::Write | PlanAction::Remove | PlanAction::Rmdir
+            )
+        })
         .count() as u64;
     let me = std::thread::current().id();
     let seen = seen.lock().unwrap();
-    let restore: Vec<_> = seen.iter().filter(|s| s.1 == ProgressStage::Restore).collect();
+    let restore: Vec<_> = seen
+        .iter()
+        .filter(|s| s.1 == ProgressStage::Restore)
+        .collect();
     assert!(seen.iter().all(|s| s.0 == me), "called on another thread");
     assert!(restore.windows(2).all(|w| w[0].2 <= w[1].2), "not monotone");
     assert!(restore.iter().all(|s| s.3 == changes && s.2 <= s.3));
@@ -927,8 +978,7 @@ fn mixed_tree_plan_rollback_and_progress_agree() {
         } else {
             text.parse_snapshot()
         };
-        let seen: Arc<Mutex<Vec<(std::thread::ThreadId, ProgressStage, u64, u64)>>> =
-            Arc::default();
+        let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
         let on = {
             let seen = seen.clone();
             OnProgress::new(move |p| {
@@ -955,10 +1005,18 @@ fn mixed_tree_plan_rollback_and_progress_agree() {
         let changes = plan
             .items
             .iter()
-            .filter(|i| matches!(i.action, PlanAction::Write | PlanAction::Remove | PlanAction::Rmdir))
+            .filter(|i| {
+                matches!(
+                    i.action,
+                    PlanAction::Write | PlanAction::Remove | PlanAction::Rmdir
+                )
+            })
             .count() as u64;
         let seen = seen.lock().unwrap();
-        let restore: Vec<_> = seen.iter().filter(|s| s.1 == ProgressStage::Restore).collect();
+        let restore: Vec<_> = seen
+            .iter()
+            .filter(|s| s.1 == ProgressStage::Restore)
+            .collect();
         let me = std::thread::current().id();
         assert!(seen.iter().all(|s| s.0 == me));
         assert!(restore.windows(2).all(|w| w[0].2 <= w[1].2));
@@ -972,11 +1030,21 @@ fn mixed_tree_plan_rollback_and_progress_agree() {
                 .iter()
                 .all(|i| i.action == PlanAction::Keep || i.path == "x/y"),
             "guarded {guarded}: {:?}",
-            again.items.iter().filter(|i| i.action != PlanAction::Keep).collect::<Vec<_>>()
+            again
+                .items
+                .iter()
+                .filter(|i| i.action != PlanAction::Keep)
+                .collect::<Vec<_>>()
         );
         assert_eq!(std::fs::read_to_string(dir.join("flip")).unwrap(), "a file");
-        assert_eq!(std::fs::read_to_string(dir.join("x")).unwrap(), "x is a file now");
-        assert_eq!(std::fs::read_link(dir.join("ln")).unwrap(), Path::new("d/f00"));
+        assert_eq!(
+            std::fs::read_to_string(dir.join("x")).unwrap(),
+            "x is a file now"
+        );
+        assert_eq!(
+            std::fs::read_link(dir.join("ln")).unwrap(),
+            Path::new("d/f00")
+        );
         assert!(!dir.join("n1").exists());
         for i in 0..48 {
             assert_eq!(
