@@ -798,7 +798,8 @@ fn directory_in_the_way_replaced_before_its_removal() {
 /// with the captured bytes when reported.
 #[test]
 fn racing_thread_swaps_the_directory_in_the_way_for_an_outside_link() {
-    for run in 0..60 {
+    let runs: usize = std::env::var("ATTACK_RACE_RUNS").map_or(60, |v| v.parse().unwrap());
+    for run in 0..runs {
         let guarded = run % 2 == 1;
         let s = setup();
         let dir = &s.root;
@@ -808,19 +809,26 @@ fn racing_thread_swaps_the_directory_in_the_way_for_an_outside_link() {
         let racer = {
             let (stop, t, outside) = (stop.clone(), dir.join("t"), s.outside.clone());
             std::thread::spawn(move || {
-                let link = t.with_file_name("t.link");
-                let _ = symlink(outside.join("t"), &link);
+                // A link cannot be renamed over a directory: the
+                // directory is removed, then the link made (two steps, the
+                // window `replace_with` re-checks), then back to a directory.
                 let mut n = 0u32;
                 while !stop.load(Ordering::Relaxed) {
                     n += 1;
-                    // Atomically: the directory becomes the link.
-                    let _ = symlink(outside.join("t"), &link);
-                    if std::fs::symlink_metadata(&t).is_ok_and(|m| m.is_dir()) {
-                        let _ = std::fs::rename(&link, &t);
-                    }
-                    if n.is_multiple_of(2) {
-                        let _ = std::fs::remove_file(&t);
-                        let _ = std::fs::create_dir(&t);
+                    if std::fs::remove_dir(&t).is_ok() {
+                        if n.is_multiple_of(2) {
+                            let _ = symlink(outside.join("t"), &t);
+                        } else {
+                            let _ = std::fs::write(&t, "user file");
+                        }
+                        std::thread::yield_now();
+                        // Only what the racer put there is taken back.
+                        if std::fs::symlink_metadata(&t).is_ok_and(|m| {
+                            m.file_type().is_symlink() || m.len() == "user file".len() as u64
+                        }) {
+                            let _ = std::fs::remove_file(&t);
+                            let _ = std::fs::create_dir(&t);
+                        }
                     }
                 }
             })
