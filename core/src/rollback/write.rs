@@ -71,18 +71,22 @@ fn ensure_parents<R: Root + ?Sized>(
             Some(EntryKind::Dir) => {}
             None => match root.create_dir(&dir) {
                 Ok(()) => made.push(dir),
-                // Made a moment ago by a concurrent run (or by the write of
-                // a sibling on another thread): fine if a directory.
-                Err(e)
-                    if root
-                        .metadata(&dir)
-                        .ok()
-                        .flatten()
-                        .is_some_and(|m| m.kind == EntryKind::Dir) =>
-                {
-                    let _ = e;
-                }
-                Err(e) => return Err(e),
+                Err(e) => match root.metadata(&dir).ok().flatten().map(|m| m.kind) {
+                    // Made a moment ago by a concurrent run (or by the write
+                    // of a sibling on another thread): fine.
+                    Some(EntryKind::Dir) => {}
+                    // Something else put there a moment ago: not a
+                    // directory, as a look a moment later says (the other
+                    // thread, or a second run, reports just that).
+                    Some(kind) => {
+                        return Err(Error::NotADirectory {
+                            path: path.to_string(),
+                            parent: dir.to_string(),
+                            kind: kind.describe().to_owned(),
+                        })
+                    }
+                    None => return Err(e),
+                },
             },
             Some(kind) => {
                 return Err(Error::NotADirectory {
