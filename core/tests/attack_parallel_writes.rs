@@ -11,16 +11,18 @@
 
 mod common;
 
+use common::hooked::Hooked;
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use agent_checkpoint::root::{ambient_authority, Expect, Metadata, Root, WriteOptions};
+use agent_checkpoint::root::ambient_authority;
 use agent_checkpoint::{
     capture, plan_rollback, record_applied, CapRoot, CaptureOptions, ErrorCode, OnConflict,
-    OnProgress, PlanAction, ProgressStage, RecordOptions, RelPath, Result, RollbackOptions,
+    OnProgress, PlanAction, ProgressStage, RecordOptions, RollbackOptions,
 };
 
 fn cap(dir: &Path) -> CapRoot {
@@ -51,118 +53,6 @@ fn tree(dir: &Path) -> BTreeMap<PathBuf, (char, Vec<u8>)> {
 
 /// A progress call: the thread, the stage, done, total.
 type Seen = (std::thread::ThreadId, ProgressStage, u64, u64);
-
-type Hook<'a> = Box<dyn FnOnce() + Send + 'a>;
-
-/// A root that runs a hook once before the first write (file or link) of
-/// a path, and after the first successful `create_dir` of a path; it is
-/// `Sync` and says so (`as_sync`), so the rollback's writes go on two
-/// threads through it, unless `sync` is false.
-struct Hooked<'a> {
-    inner: &'a CapRoot,
-    before_write: Mutex<BTreeMap<String, Hook<'a>>>,
-    after_mkdir: Mutex<BTreeMap<String, Hook<'a>>>,
-    before_mkdir: Mutex<BTreeMap<String, Hook<'a>>>,
-    sync: bool,
-}
-
-impl<'a> Hooked<'a> {
-    fn new(inner: &'a CapRoot, sync: bool) -> Self {
-        Hooked {
-            inner,
-            before_write: Mutex::new(BTreeMap::new()),
-            after_mkdir: Mutex::new(BTreeMap::new()),
-            before_mkdir: Mutex::new(BTreeMap::new()),
-            sync,
-        }
-    }
-    fn on_write(self, at: &str, hook: impl FnOnce() + Send + 'a) -> Self {
-        self.before_write
-            .lock()
-            .unwrap()
-            .insert(at.to_owned(), Box::new(hook));
-        self
-    }
-    fn on_mkdir(self, at: &str, hook: impl FnOnce() + Send + 'a) -> Self {
-        self.after_mkdir
-            .lock()
-            .unwrap()
-            .insert(at.to_owned(), Box::new(hook));
-        self
-    }
-    fn before_mkdir(self, at: &str, hook: impl FnOnce() + Send + 'a) -> Self {
-        self.before_mkdir
-            .lock()
-            .unwrap()
-            .insert(at.to_owned(), Box::new(hook));
-        self
-    }
-    fn fire(map: &Mutex<BTreeMap<String, Hook<'a>>>, path: &RelPath) {
-        let hook = map.lock().unwrap().remove(path.as_str());
-        if let Some(hook) = hook {
-            hook();
-        }
-    }
-}
-
-impl Root for Hooked<'_> {
-    fn as_sync(&self) -> Option<&(dyn Root + Sync)> {
-        if self.sync {
-            Some(self)
-        } else {
-            None
-        }
-    }
-    fn metadata(&self, path: &RelPath) -> Result<Option<Metadata>> {
-        self.inner.metadata(path)
-    }
-    fn read_dir(&self, dir: Option<&RelPath>) -> Result<Vec<String>> {
-        self.inner.read_dir(dir)
-    }
-    fn read_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<Vec<u8>> {
-        self.inner.read_file(path, max_bytes)
-    }
-    fn visit_file(&self, path: &RelPath, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
-        self.inner.visit_file(path, visit)
-    }
-    fn read_link(&self, path: &RelPath) -> Result<String> {
-        self.inner.read_link(path)
-    }
-    fn write_file(&self, path: &RelPath, bytes: &[u8], options: &WriteOptions) -> Result<()> {
-        Self::fire(&self.before_write, path);
-        self.inner.write_file(path, bytes, options)
-    }
-    fn write_link(&self, path: &RelPath, target: &str, options: &WriteOptions) -> Result<()> {
-        Self::fire(&self.before_write, path);
-        self.inner.write_link(path, target, options)
-    }
-    fn remove_file(&self, path: &RelPath, expect: Expect) -> Result<()> {
-        self.inner.remove_file(path, expect)
-    }
-    fn create_dir(&self, path: &RelPath) -> Result<()> {
-        Self::fire(&self.before_mkdir, path);
-        let made = self.inner.create_dir(path);
-        if made.is_ok() {
-            Self::fire(&self.after_mkdir, path);
-        }
-        made
-    }
-    fn remove_dir(&self, path: &RelPath) -> Result<()> {
-        self.inner.remove_dir(path)
-    }
-    fn sync_dir(&self, path: Option<&RelPath>) -> Result<()> {
-        self.inner.sync_dir(path)
-    }
-    fn remove_stray_temps(&self, dir: Option<&RelPath>, names: &[&str]) -> Result<usize> {
-        self.inner.remove_stray_temps(dir, names)
-    }
-    fn absolute_prefixes(&self) -> Vec<String> {
-        self.inner.absolute_prefixes()
-    }
-    fn canonical_path(&self) -> Option<String> {
-        self.inner.canonical_path()
-    }
-}
 
 struct Setup {
     _tmp: tempfile::TempDir,
@@ -257,7 +147,7 @@ fn shared_missing_parents_are_made_once_and_all_restored() {
         // Durable (the default) and not: also with the hooked root on two threads.
         std::fs::remove_dir_all(dir.join("gen")).unwrap();
         let root = cap(dir);
-        let hooked = Hooked::new(&root, true);
+        let hooked = Hooked::over(&root, true);
         let options = RollbackOptions::default().with_durable(false);
         let report = common::rollback_text(&hooked, &text, &options);
         assert!(report.ok(), "{report:?}");
@@ -296,7 +186,7 @@ fn parent_raced_into_an_outside_symlink_during_parallel_writes() {
                     Err(_) => {}
                 }
             };
-            let hooked = Hooked::new(&root, true).on_write(at, swap);
+            let hooked = Hooked::over(&root, true).on_write(at, swap);
             let report = common::rollback_text(&hooked, &text, &RollbackOptions::default());
             assert!(report.valid(), "{report:?}");
             assert_eq!(tree(&s.outside), outside_before, "{at}: written outside");
@@ -408,7 +298,7 @@ fn file_raced_where_a_missing_parent_is_made() {
         batch_on_deep_tree(dir);
         let root = cap(dir);
         let a = dir.join("gen/a");
-        let hooked = Hooked::new(&root, sync).on_mkdir("gen", move || {
+        let hooked = Hooked::over(&root, sync).on_mkdir("gen", move || {
             std::fs::write(&a, "a file, not a dir").unwrap();
         });
         let report = common::rollback_text(&hooked, &text, &RollbackOptions::default());
@@ -450,7 +340,7 @@ fn file_raced_between_the_look_and_the_mkdir_of_a_parent() {
         batch_on_deep_tree(dir);
         let root = cap(dir);
         let a = dir.join("gen/a");
-        let hooked = Hooked::new(&root, sync).before_mkdir("gen/a", move || {
+        let hooked = Hooked::over(&root, sync).before_mkdir("gen/a", move || {
             std::fs::write(&a, "a file, not a dir").unwrap();
         });
         let report = common::rollback_text(&hooked, &text, &RollbackOptions::default());
@@ -494,7 +384,7 @@ fn file_placed_where_a_missing_parent_goes_before_the_writes() {
                 .map(|mut f| std::io::Write::write_all(&mut f, b"a file").unwrap());
         }
     };
-    let hooked = Hooked::new(&root, true)
+    let hooked = Hooked::over(&root, true)
         .on_write("gen/a/b/f00", place(dir.join("gen")))
         .on_write("gen/a/b/f16", place(dir.join("gen")));
     let report = common::rollback_text(&hooked, &text, &RollbackOptions::default());
@@ -585,7 +475,7 @@ fn guarded_rollback_keeps_edits_landing_before_the_last_look() {
         let applied =
             record_applied(&cap(dir), &text.parse_snapshot(), &RecordOptions::default()).unwrap();
         let root = cap(dir);
-        let mut hooked = Hooked::new(&root, true);
+        let mut hooked = Hooked::over(&root, true);
         for i in edited {
             let (f, outside) = (dir.join(format!("f{i:02}")), s.outside.clone());
             hooked = hooked.on_write(&format!("f{i:02}"), move || match how {
@@ -737,7 +627,7 @@ fn directory_in_the_way_replaced_before_its_removal() {
                 let outside_before = tree(&s.outside);
                 let root = cap(dir);
                 let (t, outside) = (dir.join("t"), s.outside.clone());
-                let hooked = Hooked::new(&root, sync).on_write("t", move || {
+                let hooked = Hooked::over(&root, sync).on_write("t", move || {
                     std::fs::remove_dir(&t).unwrap();
                     match what {
                         "link" => symlink(outside.join("t"), &t).unwrap(),
