@@ -6,16 +6,16 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use agent_checkpoint::root::{Expect, Metadata, Root, WriteOptions};
-use agent_checkpoint::{CapRoot, RelPath, Result};
+use agent_checkpoint::{RelPath, Result};
 
 type Hook<'a> = Box<dyn FnOnce() + Send + 'a>;
 
-/// A root over a [`CapRoot`] that runs each hook once, at its moment, and
+/// A root over another (a `CapRoot` in the core's tests) that runs each hook once, at its moment, and
 /// records every path written. It says it is `Sync` (`as_sync`), so a
 /// rollback's reads and writes go on two threads through it, when built
 /// with `sync`.
 pub struct Hooked<'a> {
-    inner: &'a CapRoot,
+    inner: &'a (dyn Root + Sync),
     before_write: Mutex<BTreeMap<String, Hook<'a>>>,
     before_mkdir: Mutex<BTreeMap<String, Hook<'a>>>,
     after_mkdir: Mutex<BTreeMap<String, Hook<'a>>>,
@@ -27,7 +27,7 @@ pub struct Hooked<'a> {
 impl<'a> Hooked<'a> {
     /// A root over `inner` with no hooks yet; `sync`: whether it offers
     /// itself to more than one thread.
-    pub fn over(inner: &'a CapRoot, sync: bool) -> Self {
+    pub fn over(inner: &'a (dyn Root + Sync), sync: bool) -> Self {
         Hooked {
             inner,
             before_write: Mutex::new(BTreeMap::new()),
@@ -40,7 +40,7 @@ impl<'a> Hooked<'a> {
 
     /// A root over `inner`, on one thread, that runs `hook` before the
     /// first write (file or link) of `at`.
-    pub fn new(inner: &'a CapRoot, at: &str, hook: impl FnOnce() + Send + 'a) -> Self {
+    pub fn new(inner: &'a (dyn Root + Sync), at: &str, hook: impl FnOnce() + Send + 'a) -> Self {
         Hooked::over(inner, false).on_write(at, hook)
     }
 
