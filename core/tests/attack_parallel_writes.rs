@@ -286,27 +286,65 @@ fn racing_thread_flips_a_parent_into_an_outside_symlink() {
 // ---------------------------------------------------------------------------
 // 2. A file raced where a missing parent must be made.
 
+/// When the racing file appears at `gen/a`.
+#[derive(Clone, Copy)]
+enum Plant {
+    /// Right after the rollback makes `gen`.
+    AfterMkdirOfGen,
+    /// After the rollback looked at `gen/a` (missing), right before it
+    /// makes the directory there.
+    BeforeMkdirOfGenA,
+}
+
+/// Rolls the deep tree back while a file appears at `gen/a` at `when`,
+/// and returns the run in which the file got there first. With two
+/// threads, the other writer may make `gen/a` before the hook writes the
+/// file (the hook runs once, on the thread that reached its moment): then
+/// nothing raced, every path must be restored (checked), and it runs again.
+fn rollback_with_a_file_raced_at_gen_a(sync: bool, when: Plant) -> (Setup, common::TextReport) {
+    for _ in 0..50 {
+        let s = setup();
+        let dir = &s.root;
+        let text = deep_tree(dir);
+        batch_on_deep_tree(dir);
+        let root = cap(dir);
+        let planted = Arc::new(AtomicBool::new(false));
+        let plant = {
+            let (planted, a) = (planted.clone(), dir.join("gen/a"));
+            // Fails only when `gen/a` is a directory already.
+            move || {
+                planted.store(
+                    std::fs::write(&a, "a file, not a dir").is_ok(),
+                    Ordering::SeqCst,
+                )
+            }
+        };
+        let hooked = match when {
+            Plant::AfterMkdirOfGen => Hooked::over(&root, sync).on_mkdir("gen", plant),
+            Plant::BeforeMkdirOfGenA => Hooked::over(&root, sync).before_mkdir("gen/a", plant),
+        };
+        let report = common::rollback_text(&hooked, &text, &RollbackOptions::default());
+        assert!(report.valid(), "{report:?}");
+        if planted.load(Ordering::SeqCst) {
+            assert_eq!(
+                std::fs::read_to_string(dir.join("gen/a")).unwrap(),
+                "a file, not a dir"
+            );
+            return (s, report);
+        }
+        assert!(sync, "on one thread the file always gets there first");
+        assert!(report.ok(), "nothing raced, so all restored: {report:?}");
+    }
+    panic!("the other writer made gen/a first in 50 runs");
+}
+
 /// Right after the rollback makes `gen`, a file appears at `gen/a` (the
 /// next parent to make): every path below it is unrestored with
 /// `not_a_directory`, nothing is written through or over the file.
 #[test]
 fn file_raced_where_a_missing_parent_is_made() {
     for sync in [true, false] {
-        let s = setup();
-        let dir = &s.root;
-        let text = deep_tree(dir);
-        batch_on_deep_tree(dir);
-        let root = cap(dir);
-        let a = dir.join("gen/a");
-        let hooked = Hooked::over(&root, sync).on_mkdir("gen", move || {
-            std::fs::write(&a, "a file, not a dir").unwrap();
-        });
-        let report = common::rollback_text(&hooked, &text, &RollbackOptions::default());
-        assert!(report.valid(), "{report:?}");
-        assert_eq!(
-            std::fs::read_to_string(dir.join("gen/a")).unwrap(),
-            "a file, not a dir"
-        );
+        let (_s, report) = rollback_with_a_file_raced_at_gen_a(sync, Plant::AfterMkdirOfGen);
         let codes: BTreeMap<&str, ErrorCode> = report
             .unrestored
             .iter()
@@ -334,21 +372,7 @@ fn file_raced_where_a_missing_parent_is_made() {
 #[test]
 fn file_raced_between_the_look_and_the_mkdir_of_a_parent() {
     for sync in [true, false] {
-        let s = setup();
-        let dir = &s.root;
-        let text = deep_tree(dir);
-        batch_on_deep_tree(dir);
-        let root = cap(dir);
-        let a = dir.join("gen/a");
-        let hooked = Hooked::over(&root, sync).before_mkdir("gen/a", move || {
-            std::fs::write(&a, "a file, not a dir").unwrap();
-        });
-        let report = common::rollback_text(&hooked, &text, &RollbackOptions::default());
-        assert!(report.valid(), "{report:?}");
-        assert_eq!(
-            std::fs::read_to_string(dir.join("gen/a")).unwrap(),
-            "a file, not a dir"
-        );
+        let (_s, report) = rollback_with_a_file_raced_at_gen_a(sync, Plant::BeforeMkdirOfGenA);
         for p in deep_paths() {
             if p.starts_with("gen/") {
                 let u = report.unrestored.iter().find(|u| u.path == p);
