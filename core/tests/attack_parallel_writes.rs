@@ -29,28 +29,6 @@ fn cap(dir: &Path) -> CapRoot {
     CapRoot::open(dir, ambient_authority()).unwrap()
 }
 
-/// Every entry under `dir` (files with bytes, links with target, dirs empty).
-fn tree(dir: &Path) -> BTreeMap<PathBuf, (char, Vec<u8>)> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            let m = std::fs::symlink_metadata(&p).unwrap();
-            if m.is_dir() {
-                stack.push(p.clone());
-                out.insert(p, ('d', Vec::new()));
-            } else if m.file_type().is_symlink() {
-                let t = std::fs::read_link(&p).unwrap();
-                out.insert(p, ('l', t.into_os_string().into_encoded_bytes()));
-            } else {
-                out.insert(p.clone(), ('f', std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out
-}
-
 /// A progress call: the thread, the stage, done, total.
 type Seen = (std::thread::ThreadId, ProgressStage, u64, u64);
 
@@ -167,7 +145,7 @@ fn parent_raced_into_an_outside_symlink_during_parallel_writes() {
             let dir = &s.root;
             let text = deep_tree(dir);
             batch_on_deep_tree(dir);
-            let outside_before = tree(&s.outside);
+            let outside_before = common::entries_under(&s.outside);
             let root = cap(dir);
             let (a, outside) = (dir.join("gen/a"), s.outside.clone());
             // The other thread may be making `gen/a` right now: retry.
@@ -189,7 +167,11 @@ fn parent_raced_into_an_outside_symlink_during_parallel_writes() {
             let hooked = Hooked::over(&root, true).on_write(at, swap);
             let report = common::rollback_text(&hooked, &text, &RollbackOptions::default());
             assert!(report.valid(), "{report:?}");
-            assert_eq!(tree(&s.outside), outside_before, "{at}: written outside");
+            assert_eq!(
+                common::entries_under(&s.outside),
+                outside_before,
+                "{at}: written outside"
+            );
             assert!(
                 std::fs::read_link(dir.join("gen/a")).is_ok(),
                 "the link itself is left"
@@ -249,7 +231,7 @@ fn racing_thread_flips_a_parent_into_an_outside_symlink() {
         let dir = &s.root;
         let text = deep_tree(dir);
         batch_on_deep_tree(dir);
-        let outside_before = tree(&s.outside);
+        let outside_before = common::entries_under(&s.outside);
         let stop = Arc::new(AtomicBool::new(false));
         let racer = {
             let (stop, a, outside) = (stop.clone(), dir.join("gen/a"), s.outside.clone());
@@ -271,7 +253,11 @@ fn racing_thread_flips_a_parent_into_an_outside_symlink() {
         stop.store(true, Ordering::Relaxed);
         racer.join().unwrap();
         assert!(report.valid(), "{report:?}");
-        assert_eq!(tree(&s.outside), outside_before, "written outside");
+        assert_eq!(
+            common::entries_under(&s.outside),
+            outside_before,
+            "written outside"
+        );
         for p in deep_paths() {
             let restored = report.restored.contains(&p);
             let unrestored = report.unrestored.iter().any(|u| u.path == p);
@@ -648,7 +634,7 @@ fn directory_in_the_way_replaced_before_its_removal() {
                 let s = setup();
                 let dir = &s.root;
                 let (text, applied) = type_flip(dir);
-                let outside_before = tree(&s.outside);
+                let outside_before = common::entries_under(&s.outside);
                 let root = cap(dir);
                 let (t, outside) = (dir.join("t"), s.outside.clone());
                 let hooked = Hooked::over(&root, sync).on_write("t", move || {
@@ -674,7 +660,7 @@ fn directory_in_the_way_replaced_before_its_removal() {
                 let report = common::rollback_text(&hooked, snap, &options);
                 let ctx = format!("guarded {guarded} {what} sync {sync}: {report:?}");
                 assert!(report.valid(), "{ctx}");
-                assert_eq!(tree(&s.outside), outside_before, "{ctx}");
+                assert_eq!(common::entries_under(&s.outside), outside_before, "{ctx}");
                 let t = dir.join("t");
                 let meta = || std::fs::symlink_metadata(&t);
                 let restored = report.restored.contains(&"t".to_owned());
@@ -718,7 +704,7 @@ fn racing_thread_swaps_the_directory_in_the_way_for_an_outside_link() {
         let s = setup();
         let dir = &s.root;
         let (text, applied) = type_flip(dir);
-        let outside_before = tree(&s.outside);
+        let outside_before = common::entries_under(&s.outside);
         let stop = Arc::new(AtomicBool::new(false));
         let racer = {
             let (stop, t, outside) = (stop.clone(), dir.join("t"), s.outside.clone());
@@ -760,7 +746,7 @@ fn racing_thread_swaps_the_directory_in_the_way_for_an_outside_link() {
         racer.join().unwrap();
         assert!(report.valid(), "{report:?}");
         assert_eq!(
-            tree(&s.outside),
+            common::entries_under(&s.outside),
             outside_before,
             "run {run}: written outside"
         );
@@ -774,15 +760,8 @@ fn racing_thread_swaps_the_directory_in_the_way_for_an_outside_link() {
 // ---------------------------------------------------------------------------
 // 5. Progress with parallel writes.
 
-/// The callback is called on the calling thread, its counts never go back,
-/// and the restore stage ends at the number of changes.
-#[test]
-fn progress_on_the_calling_thread_monotone_and_complete() {
-    let s = setup();
-    let dir = &s.root;
-    let text = deep_tree(dir);
-    batch_on_deep_tree(dir);
-    std::fs::write(dir.join("top/new"), "new").unwrap();
+/// A progress callback that records every call, and what it recorded.
+fn recorder() -> (Arc<Mutex<Vec<Seen>>>, OnProgress) {
     let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
     let on = {
         let seen = seen.clone();
@@ -792,11 +771,14 @@ fn progress_on_the_calling_thread_monotone_and_complete() {
                 .push((std::thread::current().id(), p.stage, p.done, p.total));
         })
     };
-    let options = RollbackOptions::default().with_progress(Some(on));
-    let report = common::rollback_text(&cap(dir), &text, &options);
-    assert!(report.ok(), "{report:?}");
-    let changes = report
-        .plan
+    (seen, on)
+}
+
+/// Every progress call came on this (the calling) thread; the restore
+/// stage's counts never go back, its total is the number of changes
+/// `plan` lists, and it ends there.
+fn check_restore_progress(seen: &[Seen], plan: &agent_checkpoint::Plan) {
+    let changes = plan
         .items
         .iter()
         .filter(|i| {
@@ -807,15 +789,36 @@ fn progress_on_the_calling_thread_monotone_and_complete() {
         })
         .count() as u64;
     let me = std::thread::current().id();
-    let seen = seen.lock().unwrap();
     let restore: Vec<_> = seen
         .iter()
         .filter(|s| s.1 == ProgressStage::Restore)
         .collect();
     assert!(seen.iter().all(|s| s.0 == me), "called on another thread");
-    assert!(restore.windows(2).all(|w| w[0].2 <= w[1].2), "not monotone");
-    assert!(restore.iter().all(|s| s.3 == changes && s.2 <= s.3));
-    assert_eq!(restore.last().unwrap().2, changes);
+    assert!(
+        restore.windows(2).all(|w| w[0].2 <= w[1].2),
+        "not monotone: {restore:?}"
+    );
+    assert!(
+        restore.iter().all(|s| s.3 == changes && s.2 <= s.3),
+        "{restore:?}"
+    );
+    assert_eq!(restore.last().map(|s| s.2), Some(changes), "{restore:?}");
+}
+
+/// The callback is called on the calling thread, its counts never go back,
+/// and the restore stage ends at the number of changes.
+#[test]
+fn progress_on_the_calling_thread_monotone_and_complete() {
+    let s = setup();
+    let dir = &s.root;
+    let text = deep_tree(dir);
+    batch_on_deep_tree(dir);
+    std::fs::write(dir.join("top/new"), "new").unwrap();
+    let (seen, on) = recorder();
+    let options = RollbackOptions::default().with_progress(Some(on));
+    let report = common::rollback_text(&cap(dir), &text, &options);
+    assert!(report.ok(), "{report:?}");
+    check_restore_progress(&seen.lock().unwrap(), &report.plan);
 }
 
 /// A callback that panics midway through the writes: the panic reaches the
@@ -900,15 +903,7 @@ fn mixed_tree_plan_rollback_and_progress_agree() {
         } else {
             text.parse_snapshot()
         };
-        let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
-        let on = {
-            let seen = seen.clone();
-            OnProgress::new(move |p| {
-                seen.lock()
-                    .unwrap()
-                    .push((std::thread::current().id(), p.stage, p.done, p.total));
-            })
-        };
+        let (seen, on) = recorder();
         let mut options = RollbackOptions::default().with_progress(Some(on));
         if guarded {
             options = options.with_on_conflict(OnConflict::Skip);
@@ -924,27 +919,7 @@ fn mixed_tree_plan_rollback_and_progress_agree() {
         assert_eq!(report.unrestored[0].code, ErrorCode::NotADirectory);
         assert_eq!(report.restored.len(), 48 + 4, "{report:?}");
         assert!(report.conflicts.is_empty());
-        let changes = plan
-            .items
-            .iter()
-            .filter(|i| {
-                matches!(
-                    i.action,
-                    PlanAction::Write | PlanAction::Remove | PlanAction::Rmdir
-                )
-            })
-            .count() as u64;
-        let seen = seen.lock().unwrap();
-        let restore: Vec<_> = seen
-            .iter()
-            .filter(|s| s.1 == ProgressStage::Restore)
-            .collect();
-        let me = std::thread::current().id();
-        assert!(seen.iter().all(|s| s.0 == me));
-        assert!(restore.windows(2).all(|w| w[0].2 <= w[1].2));
-        assert_eq!(restore.last().unwrap().2, changes, "{restore:?}");
-        assert_eq!(restore.last().unwrap().3, changes);
-        drop(seen);
+        check_restore_progress(&seen.lock().unwrap(), &plan);
         let again = plan_rollback(&cap(dir), &snapshot, &options.plan_options()).unwrap();
         assert!(
             again

@@ -31,30 +31,6 @@ fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
-/// Every file under `dir` with its bytes (links as their target), sorted.
-fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>, u32)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            let m = std::fs::symlink_metadata(&p).unwrap();
-            if m.is_dir() {
-                stack.push(p.clone());
-                out.push((p, Vec::new(), m.mode()));
-            } else if m.file_type().is_symlink() {
-                let t = std::fs::read_link(&p).unwrap();
-                out.push((p, t.into_os_string().into_encoded_bytes(), m.mode()));
-            } else {
-                let bytes = std::fs::read(&p).unwrap();
-                out.push((p, bytes, m.mode()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// A root with `root/` and a sentinel `outside/` next to it.
 struct Setup {
     _tmp: tempfile::TempDir,
@@ -107,7 +83,7 @@ fn forged_bytes_in_a_multi_step_entry_refuse_everything() {
         *forged_bytes.last_mut().unwrap() ^= 1;
         let forged = text.replacen(&b64(&big), &b64(&forged_bytes), 1);
         assert_ne!(forged, text);
-        let before = tree(dir);
+        let before = common::entries_under(dir);
         let report = common::rollback_text(&cap(dir), &forged, &RollbackOptions::default());
         assert_eq!(
             report.error_code(),
@@ -116,7 +92,11 @@ fn forged_bytes_in_a_multi_step_entry_refuse_everything() {
         );
         let plan = common::plan_text(&cap(dir), &forged, &Default::default());
         assert_eq!(plan.unwrap_err().code(), ErrorCode::MalformedSnapshot);
-        assert_eq!(tree(dir), before, "len {len}: something was touched");
+        assert_eq!(
+            common::entries_under(dir),
+            before,
+            "len {len}: something was touched"
+        );
         // The untouched text still rolls back.
         let report = common::rollback_text(&cap(dir), &text, &RollbackOptions::default());
         assert!(report.ok(), "{report:?}");
@@ -139,7 +119,7 @@ fn forged_digest_anywhere_refuses_everything() {
         std::fs::write(dir.join(name), "edited").unwrap();
     }
     std::fs::write(dir.join("new"), "N").unwrap();
-    let before = tree(dir);
+    let before = common::entries_under(dir);
     let mut forgeries = Vec::new();
     for name in ["a", "m", "z"] {
         let real = to_hex(&sha256(name.as_bytes()));
@@ -171,7 +151,7 @@ fn forged_digest_anywhere_refuses_everything() {
         assert_ne!(forged, &text);
         let report = common::rollback_text(&cap(dir), forged, &RollbackOptions::default());
         assert!(!report.valid(), "accepted: {forged}");
-        assert_eq!(tree(dir), before, "touched by {forged}");
+        assert_eq!(common::entries_under(dir), before, "touched by {forged}");
     }
 }
 
@@ -196,13 +176,13 @@ fn base64_split_at_a_decode_step_is_refused() {
     bad.push(format!("{}QR==", "A".repeat(2 * step)));
     // An unpadded tail.
     bad.push(format!("{}QQ", "A".repeat(step)));
-    let before = tree(dir);
+    let before = common::entries_under(dir);
     for b in bad {
         let forged = text.replacen(&format!(r#""a":"{a_b64}""#), &format!(r#""a":"{b}""#), 1);
         assert_ne!(forged, text);
         let report = common::rollback_text(&cap(dir), &forged, &RollbackOptions::default());
         assert_eq!(report.error_code(), Some(ErrorCode::MalformedSnapshot));
-        assert_eq!(tree(dir), before);
+        assert_eq!(common::entries_under(dir), before);
     }
 }
 
@@ -242,7 +222,7 @@ fn parent_swapped_for_a_symlink_before_the_write() {
         std::fs::write(dir.join("d/f"), "edited").unwrap();
         std::fs::write(dir.join("d/g"), "edited").unwrap();
         std::fs::write(dir.join("top"), "edited").unwrap();
-        let outside_before = tree(&s.outside);
+        let outside_before = common::entries_under(&s.outside);
         let root = cap(dir);
         let (d, outside) = (dir.join("d"), s.outside.clone());
         let hooked = Hooked::new(&root, "d/f", move || {
@@ -255,7 +235,11 @@ fn parent_swapped_for_a_symlink_before_the_write() {
         });
         let report = common::rollback_text(&hooked, &text, &RollbackOptions::default());
         assert!(report.valid(), "{report:?}");
-        assert_eq!(tree(&s.outside), outside_before, "the outside was touched");
+        assert_eq!(
+            common::entries_under(&s.outside),
+            outside_before,
+            "the outside was touched"
+        );
         let failed: Vec<_> = report.unrestored.iter().map(|u| u.path.as_str()).collect();
         assert!(
             failed.contains(&"d/f") && failed.contains(&"d/g"),
@@ -329,7 +313,7 @@ fn a_symlinked_parent_is_never_written_through() {
     let dir = &s.root;
     symlink(&s.outside, dir.join("out")).unwrap();
     symlink("../outside", dir.join("rel")).unwrap();
-    let outside_before = tree(&s.outside);
+    let outside_before = common::entries_under(&s.outside);
     for p in ["out", "rel"] {
         let forged = format!(
             r#"{{"version":1,"entries":{{"{p}/f":"{}","{p}/g":null,"{p}/new/x":"eA=="}},"created_dirs":["{p}/new"]}}"#,
@@ -339,7 +323,11 @@ fn a_symlinked_parent_is_never_written_through() {
         if report.valid() {
             assert_eq!(report.restored, Vec::<String>::new(), "{report:?}");
         }
-        assert_eq!(tree(&s.outside), outside_before, "outside touched via {p}");
+        assert_eq!(
+            common::entries_under(&s.outside),
+            outside_before,
+            "outside touched via {p}"
+        );
     }
 }
 
@@ -483,7 +471,7 @@ fn redo_brings_the_batch_result_back_exactly() {
     std::fs::create_dir(dir.join("n")).unwrap();
     std::fs::write(dir.join("n/new"), "new").unwrap();
     std::fs::write(dir.join("gone"), "appeared").unwrap();
-    let after = tree(dir);
+    let after = common::entries_under(dir);
     let report = common::rollback_text(&cap(dir), &text, &RollbackOptions::default());
     assert!(report.ok(), "{report:?}");
     assert!(report.not_in_redo.is_empty(), "{report:?}");
@@ -503,7 +491,7 @@ fn redo_brings_the_batch_result_back_exactly() {
     }
     let back = common::rollback_text(&cap(dir), &redo, &RollbackOptions::default());
     assert!(back.ok(), "{back:?}");
-    assert_eq!(tree(dir), after);
+    assert_eq!(common::entries_under(dir), after);
 }
 
 /// The batch replaced the directory `l` by a symlink to the outside; the
@@ -526,17 +514,21 @@ fn a_captured_symlink_left_as_a_conflict_is_never_written_through() {
     );
     // The user retargeted the link after the batch: `l` is a conflict.
     symlink("../outside", dir.join("l")).unwrap();
-    let outside_before = tree(&s.outside);
+    let outside_before = common::entries_under(&s.outside);
     let options = RollbackOptions::default().with_on_conflict(OnConflict::Skip);
     let report = common::rollback_text(&cap(dir), applied.as_str(), &options);
     assert!(report.valid(), "{report:?}");
-    assert_eq!(tree(&s.outside), outside_before, "written through the link");
+    assert_eq!(
+        common::entries_under(&s.outside),
+        outside_before,
+        "written through the link"
+    );
     assert!(report.conflicts.contains(&"l".to_owned()), "{report:?}");
     assert!(!report.restored.contains(&"l/f".to_owned()), "{report:?}");
     // Unguarded: the link goes, the directory and file come back.
     let report = common::rollback_text(&cap(dir), applied.as_str(), &RollbackOptions::default());
     assert!(report.ok(), "{report:?}");
-    assert_eq!(tree(&s.outside), outside_before);
+    assert_eq!(common::entries_under(&s.outside), outside_before);
     assert_eq!(std::fs::read_to_string(dir.join("l/f")).unwrap(), "inside");
 }
 
@@ -548,7 +540,7 @@ fn pathological_snapshots_are_refused_whole() {
     let s = setup();
     let dir = &s.root;
     std::fs::write(dir.join("keep"), "keep").unwrap();
-    let before = tree(dir);
+    let before = common::entries_under(dir);
     let many = |last: &str| {
         let mut t = String::from(r#"{"version":1,"entries":{"#);
         for i in 0..20_000 {
@@ -583,6 +575,6 @@ fn pathological_snapshots_are_refused_whole() {
             Some(ErrorCode::MalformedSnapshot),
             "{report:?}"
         );
-        assert_eq!(tree(dir), before);
+        assert_eq!(common::entries_under(dir), before);
     }
 }

@@ -17,6 +17,35 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use serde_json::Value;
 
+/// Every entry under `dir` (walked without following links), sorted: its
+/// path, its bytes (a link's target, nothing for a directory) and its mode.
+/// Two listings compare equal only when nothing there changed.
+pub fn entries_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            let bytes = if m.is_dir() {
+                stack.push(p.clone());
+                Vec::new()
+            } else if m.file_type().is_symlink() {
+                std::fs::read_link(&p)
+                    .unwrap()
+                    .into_os_string()
+                    .into_encoded_bytes()
+            } else {
+                std::fs::read(&p).unwrap()
+            };
+            out.push((p, bytes, m.mode()));
+        }
+    }
+    out.sort();
+    out
+}
+
 /// The folder holding the shared vectors.
 pub fn vectors_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors")
