@@ -359,6 +359,12 @@ export interface CheckpointInfo {
   filesTouched: Array<string>
   /** Whether the checkpoint was imported. */
   imported: boolean
+  /**
+   * Why it cannot be read, for one that cannot (listed after the sound
+   * ones; then only `checkpointId` and `backend` say anything); `null`
+   * for a sound checkpoint.
+   */
+  damaged?: Damage
 }
 
 /** The tree path on the metadata branch: first two characters, `/`, the rest. */
@@ -410,6 +416,14 @@ export declare function createCheckpoint(root: string, operations: Array<string 
  * last call.
  */
 export declare function createCheckpointAsync(root: string, operations: Array<string | FileOperation>, options?: CaptureAsyncOptions | undefined | null): Promise<string>
+
+/** Why a listed checkpoint cannot be read. */
+export interface Damage {
+  /** The stable error code a read of it gives (`corrupt_object`, ...). */
+  code: string
+  /** The error's message. */
+  reason: string
+}
 
 /** One line of a hunk. */
 export interface DiffLine {
@@ -722,7 +736,7 @@ export interface RecordAppliedOptions {
 
 /**
  * Redacts a file's bytes by its path: `.json`/`.jsonl` JSON-aware, other
- * UTF-8 text as text, binary (a NUL byte or invalid UTF-8) untouched.
+ * UTF-8 text as text, binary (a NUL byte) untouched; text with invalid UTF-8 is redacted, its invalid bytes kept.
  * Always returns a new `Buffer` (typed as the `Uint8Array` it extends, so
  * the typings need no `@types/node`).
  */
@@ -786,10 +800,11 @@ export interface RefFailure {
   /** The ref. */
   refName: string
   /**
-   * `'rejected'` (the remote refused it) or `'conflict'` (one session
-   * written differently on both sides; the local checkpoint untouched).
+   * `'rejected'` (the remote refused it), `'conflict'` (one session
+   * written differently on both sides; the local checkpoint untouched)
+   * or `'remote_unreachable'` (a push of it alone failed whole).
    */
-  code: 'rejected' | 'conflict'
+  code: 'rejected' | 'conflict' | 'remote_unreachable'
   /** The remote's one-line reason, or what conflicts. */
   reason: string
 }
@@ -931,8 +946,8 @@ export interface SessionContent {
   metadata: Record<string, any>
   /** The prompts. */
   prompts: Array<string>
-  /** The transcript, chunks joined. */
-  transcript: Uint8Array
+  /** The transcript, chunks joined; `null` for a session written without one. */
+  transcript: Uint8Array | null
 }
 
 /**

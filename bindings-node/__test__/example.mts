@@ -37,7 +37,7 @@ import {
   rollbackAsync,
   ulidTimestampMs,
   PROMPT_SEPARATOR,
-} from 'agent-checkpoint'
+} from '@agent-checkpoint/node'
 
 function isCheckpointError(err: unknown): err is CheckpointError {
   return err instanceof Error && 'code' in err

@@ -40,9 +40,9 @@ function thrown(fn) {
 }
 
 test('require and import load the same package', async () => {
-  const esm = await import('agent-checkpoint')
+  const esm = await import('@agent-checkpoint/node')
   assert.equal(esm.createCheckpoint, ac.createCheckpoint)
-  const { rollbackAsync, PushQueue } = await import('agent-checkpoint')
+  const { rollbackAsync, PushQueue } = await import('@agent-checkpoint/node')
   assert.equal(rollbackAsync, ac.rollbackAsync)
   assert.equal(PushQueue, ac.PushQueue)
 })
@@ -71,6 +71,17 @@ test('operations are strings or objects with a file property, extra properties i
   assert.equal(fromObjects, fromStrings)
   assert.equal(mixed, fromStrings)
   assert.deepEqual(ac.snapshotPaths(fromStrings), ['a.txt', 'b.txt'])
+})
+
+test('a single path for operations is a TypeError that names the argument', (t) => {
+  const root = tempRoot(t, { 'a.txt': 'A' })
+  for (const call of [() => ac.createCheckpoint(root, 'a.txt'), () => ac.createCheckpointAsync(root, 'a.txt')]) {
+    const err = thrown(call)
+    assert.ok(err instanceof TypeError, String(err))
+    assert.equal(err.message, 'operations must be an array of paths or operations, not a single path')
+    assert.equal(err.code, 'InvalidArg')
+  }
+  assert.match(thrown(() => ac.createCheckpoint(root, 7)).message, /^operations must be an array .*, not number$/)
 })
 
 test('an operation without a file property is a napi argument error', (t) => {

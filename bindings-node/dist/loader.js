@@ -1,4 +1,4 @@
-// The loader of the `agent-checkpoint` npm package (its index.js): requires
+// The loader of the `@agent-checkpoint/node` npm package (its index.js): requires
 // the platform package that fits this process (one of its
 // optionalDependencies) and re-exports it. scripts/dist appends the named
 // export lines of the napi-generated loader, so that ESM `import { x }` sees
@@ -6,7 +6,7 @@
 // is an error that names the platform and says what to do.
 'use strict'
 
-const { detectLibc, platformPackage } = require('./platform.js')
+const { MAIN_PACKAGE, detectLibc, platformPackage } = require('./platform.js')
 
 function loadNative() {
   const libc = detectLibc()
@@ -18,7 +18,7 @@ function loadNative() {
     const err = new Error(
       `agent-checkpoint: the native binding for ${process.platform}-${process.arch}${libc ? ` (${libc})` : ''} ` +
         `is the optional dependency ${name}, and it could not be loaded (${cause && cause.message}). ` +
-        'Reinstall without --omit=optional / --no-optional (npm install agent-checkpoint), ' +
+        `Reinstall without --omit=optional / --no-optional (npm install ${MAIN_PACKAGE}), ` +
         'and make sure the lockfile was not made on another platform.',
     )
     err.code = 'ERR_AGENT_CHECKPOINT_NATIVE_MISSING'

@@ -7,8 +7,9 @@
 
 use agent_checkpoint::root::ambient_authority;
 use agent_checkpoint::{CapRoot, ParseOptions, Snapshot};
-use napi::bindgen_prelude::{AsyncTask, Either};
+use napi::bindgen_prelude::{AsyncTask, Either, FromNapiValue, JsValue as _, Unknown};
 use napi::Env;
+use napi::ValueType;
 use napi_derive::napi;
 
 use crate::async_options::{
@@ -28,14 +29,30 @@ pub struct FileOperation {
     pub file: String,
 }
 
-fn operation_paths(operations: Vec<Either<String, FileOperation>>) -> Vec<String> {
-    operations
+/// The paths of the `operations` argument: an array of strings and
+/// `{ file }` objects. A single string (or anything but an object) is a
+/// `TypeError` that names the argument, as Python's `TypeError` does.
+fn operation_paths(env: &Env, operations: Unknown<'_>) -> napi::Result<Vec<String>> {
+    let kind = operations.get_type()?;
+    if kind != ValueType::Object || !operations.is_array()? {
+        let what = match kind {
+            ValueType::String => "a single path".to_owned(),
+            ValueType::Object => "an object that is not an array".to_owned(),
+            other => other.to_string().to_lowercase(),
+        };
+        return Err(crate::error::type_error(
+            env,
+            &format!("operations must be an array of paths or operations, not {what}"),
+        ));
+    }
+    let list = Vec::<Either<String, FileOperation>>::from_unknown(operations)?;
+    Ok(list
         .into_iter()
         .map(|op| match op {
             Either::A(path) => path,
             Either::B(op) => op.file,
         })
-        .collect()
+        .collect())
 }
 
 /// Opens the directory the caller named: the one use of ambient authority.
@@ -72,15 +89,18 @@ pub(crate) fn rollback_at(
 /// given). Throws an `Error` with `code`
 /// (`path_escapes_root`, `not_a_file`, `invalid_path`, `too_large`,
 /// `not_found` for a missing root, ...) and nothing is written.
-#[napi]
+#[napi(
+    ts_args_type = "root: string, operations: Array<string | FileOperation>, options?: CaptureOptions | undefined | null"
+)]
 pub fn create_checkpoint(
     env: &Env,
     root: String,
-    operations: Vec<Either<String, FileOperation>>,
+    operations: Unknown<'_>,
     options: Option<CaptureOptions>,
 ) -> napi::Result<String> {
+    let paths = operation_paths(env, operations)?;
     let options = capture_options(env, options)?;
-    capture_at(&root, &operation_paths(operations), &options).or_throw(env)
+    capture_at(&root, &paths, &options).or_throw(env)
 }
 
 /// Restores exactly the paths `checkpoint` captured under `root`. Never
@@ -103,14 +123,17 @@ pub fn rollback(
 /// rejects with the same `Error` (argument errors still throw at once).
 /// `onProgress` is called as files are read; the promise settles after its
 /// last call.
-#[napi(ts_return_type = "Promise<string>")]
+#[napi(
+    ts_args_type = "root: string, operations: Array<string | FileOperation>, options?: CaptureAsyncOptions | undefined | null",
+    ts_return_type = "Promise<string>"
+)]
 pub fn create_checkpoint_async(
     env: &Env,
     root: String,
-    operations: Vec<Either<String, FileOperation>>,
+    operations: Unknown<'_>,
     options: Option<CaptureAsyncOptions>,
 ) -> napi::Result<AsyncTask<Work<String, String>>> {
-    let paths = operation_paths(operations);
+    let paths = operation_paths(env, operations)?;
     let (options, progress) = capture_async_options(env, options)?;
     Ok(spawn(move || {
         reporting(progress, || capture_at(&root, &paths, &options))

@@ -118,6 +118,14 @@ impl<T> OrThrow<T> for agent_checkpoint::Result<T> {
     }
 }
 
+/// An argument of the wrong type, with a message that names it: a
+/// `TypeError` with `code: 'InvalidArg'` (the code napi-rs gives its own
+/// argument errors).
+pub(crate) fn type_error(env: &Env, message: &str) -> napi::Error {
+    let error = napi::JsTypeError::from(napi::Error::new(Status::InvalidArg, message.to_owned()));
+    napi::Error::from(error.into_unknown(*env))
+}
+
 /// An argument JavaScript passed that has the right type but an unusable
 /// value (an unknown `onConflict`, a negative size, an empty key): a
 /// `RangeError` with `code: 'invalid_argument'`.

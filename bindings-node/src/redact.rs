@@ -161,7 +161,7 @@ pub fn redact_json(
 }
 
 /// Redacts a file's bytes by its path: `.json`/`.jsonl` JSON-aware, other
-/// UTF-8 text as text, binary (a NUL byte or invalid UTF-8) untouched.
+/// UTF-8 text as text, binary (a NUL byte) untouched; text with invalid UTF-8 is redacted, its invalid bytes kept.
 /// Always returns a new `Buffer` (typed as the `Uint8Array` it extends, so
 /// the typings need no `@types/node`).
 #[napi(ts_return_type = "Uint8Array")]

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use agent_checkpoint_store::{
     Attribution, Backend, Document, SessionWrite, Store, StoreOptions, Summary,
 };
-use napi::bindgen_prelude::{AsyncTask, Either, Uint8Array, Unknown};
+use napi::bindgen_prelude::{AsyncTask, Either, Null, Uint8Array, Unknown};
 use napi::{Env, ScopedTask};
 use napi_derive::napi;
 
@@ -61,6 +61,19 @@ pub struct CheckpointInfo {
     pub files_touched: Vec<String>,
     /// Whether the checkpoint was imported.
     pub imported: bool,
+    /// Why it cannot be read, for one that cannot (listed after the sound
+    /// ones; then only `checkpointId` and `backend` say anything); `null`
+    /// for a sound checkpoint.
+    pub damaged: Option<Damage>,
+}
+
+/// Why a listed checkpoint cannot be read.
+#[napi(object)]
+pub struct Damage {
+    /// The stable error code a read of it gives (`corrupt_object`, ...).
+    pub code: String,
+    /// The error's message.
+    pub reason: String,
 }
 
 /// One session's content.
@@ -71,8 +84,9 @@ pub struct SessionContent {
     pub metadata: serde_json::Value,
     /// The prompts.
     pub prompts: Vec<String>,
-    /// The transcript, chunks joined.
-    pub transcript: Uint8Array,
+    /// The transcript, chunks joined; `null` for a session written without one.
+    #[napi(ts_type = "Uint8Array | null")]
+    pub transcript: Either<Uint8Array, Null>,
 }
 
 /// The fields of a session write (declared for TypeScript; `writeSession`
@@ -239,6 +253,10 @@ fn info(c: agent_checkpoint_store::CheckpointInfo) -> CheckpointInfo {
         checkpoints_count: c.checkpoints_count,
         files_touched: c.files_touched,
         imported: c.imported,
+        damaged: c.damaged.map(|d| Damage {
+            code: d.code.as_str().to_owned(),
+            reason: d.reason,
+        }),
     }
 }
 
@@ -255,7 +273,10 @@ fn content(c: agent_checkpoint_store::SessionContent) -> agent_checkpoint::Resul
     Ok(SessionContent {
         metadata: serde_json::from_str(&c.metadata_json).map_err(json_error)?,
         prompts: c.prompts,
-        transcript: c.transcript.into(),
+        transcript: match c.transcript {
+            Some(bytes) => Either::A(bytes.into()),
+            None => Either::B(Null),
+        },
     })
 }
 

@@ -19,9 +19,10 @@ use crate::task::{spawn_then, Work};
 pub struct RefFailure {
     /// The ref.
     pub ref_name: String,
-    /// `'rejected'` (the remote refused it) or `'conflict'` (one session
-    /// written differently on both sides; the local checkpoint untouched).
-    #[napi(ts_type = "'rejected' | 'conflict'")]
+    /// `'rejected'` (the remote refused it), `'conflict'` (one session
+    /// written differently on both sides; the local checkpoint untouched)
+    /// or `'remote_unreachable'` (a push of it alone failed whole).
+    #[napi(ts_type = "'rejected' | 'conflict' | 'remote_unreachable'")]
     pub code: String,
     /// The remote's one-line reason, or what conflicts.
     pub reason: String,

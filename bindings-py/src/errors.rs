@@ -14,9 +14,7 @@
 //! cannot be declared with `create_exception!`.
 
 use agent_checkpoint::{Error, ErrorCategory, ErrorCode};
-use pyo3::exceptions::{
-    PyException, PyFileNotFoundError, PyOSError, PyPermissionError, PyValueError,
-};
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyPermissionError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple, PyType};
@@ -100,15 +98,31 @@ fn new_class<'py>(
     Ok(class.cast_into::<PyType>()?)
 }
 
+/// The base class, written in Python for its `__str__`: the error's message
+/// (kept in `_message`) for every class. `OSError.__str__` alone would
+/// print `[Errno None] None: None` once `filename` is set, even to `None`.
+const BASE_SOURCE: &std::ffi::CStr = c"class CheckpointError(Exception):
+    def __str__(self):
+        message = self.__dict__.get('_message')
+        return message if isinstance(message, str) else super().__str__()
+";
+
 fn build_classes(py: Python<'_>) -> PyResult<Classes> {
-    let base = new_class(
+    let module = PyModule::from_code(
         py,
-        "CheckpointError",
-        vec![py.get_type::<PyException>().into_any()],
-        "",
-        "Base class of every error agent_checkpoint raises; `.code` is the stable \
-         snake_case error code (empty on this base class, which is never raised itself).",
+        BASE_SOURCE,
+        c"agent_checkpoint/_errors.py",
+        c"agent_checkpoint._errors",
     )?;
+    let base = module.getattr("CheckpointError")?.cast_into::<PyType>()?;
+    base.setattr("__module__", PUBLIC_MODULE)?;
+    base.setattr(
+        "__doc__",
+        "Base class of every error agent_checkpoint raises; `.code` is the stable \
+         snake_case error code (empty on this base class, which is never raised itself); \
+         `str(error)` is its message.",
+    )?;
+    base.setattr("code", "")?;
     let mut by_code = Vec::with_capacity(ErrorCode::ALL.len());
     for &code in ErrorCode::ALL {
         let mut bases = vec![base.clone().into_any()];
@@ -185,17 +199,19 @@ fn build_exception(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
                 (Some(errno), Some(path)) => class.call1((errno, strerror, path))?,
                 (Some(errno), None) => class.call1((errno, strerror))?,
                 (None, path) => {
-                    let instance = class.call1((message,))?;
+                    let instance = class.call1((message.clone(),))?;
                     instance.setattr("filename", path)?;
                     instance
                 }
             }
         }
-        Builtin::Value | Builtin::None => class.call1((message,))?,
+        Builtin::Value | Builtin::None => class.call1((message.clone(),))?,
     };
     // Every error says which path it is about (None when it is about none),
     // as `.path` on a Node error.
     instance.setattr("path", error.path())?;
+    // What `str(error)` prints, whatever `OSError` would make of its args.
+    instance.setattr("_message", message)?;
     Ok(PyErr::from_value(instance))
 }
 

@@ -7,6 +7,7 @@
 mod args;
 mod checkpoint;
 mod diff;
+mod error_samples;
 mod errors;
 mod inspect;
 mod naming;
@@ -29,6 +30,7 @@ fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(module)?;
     naming::register_constants(module)?;
     module.add_function(wrap_pyfunction!(errors::error_class, module)?)?;
+    module.add_function(wrap_pyfunction!(error_samples::error_samples, module)?)?;
 
     module.add_function(wrap_pyfunction!(checkpoint::create_checkpoint, module)?)?;
     module.add_function(wrap_pyfunction!(checkpoint::rollback, module)?)?;

@@ -173,7 +173,7 @@ pub fn redact_json<'py>(
 }
 
 /// Redacts a file's bytes by its path: `.json`/`.jsonl` JSON-aware, other
-/// UTF-8 text as text, binary (a NUL byte or invalid UTF-8) untouched.
+/// UTF-8 text as text, binary (a NUL byte) untouched; text with invalid UTF-8 is redacted, its invalid bytes kept.
 #[pyfunction]
 #[pyo3(signature = (path, data, *, personal_data = false, rules = None))]
 pub fn redact_blob<'py>(

@@ -144,7 +144,8 @@ impl CheckpointStore {
     }
 
     /// Session `index` of checkpoint `checkpoint_id`:
-    /// `{"metadata": dict, "prompts": list[str], "transcript": bytes}`.
+    /// `{"metadata": dict, "prompts": list[str], "transcript": bytes | None}`
+    /// (`None` for a session written without a transcript).
     #[pyo3(signature = (checkpoint_id, index = 0))]
     fn read_session<'py>(
         &self,
@@ -159,13 +160,18 @@ impl CheckpointStore {
         let out = PyDict::new(py);
         out.set_item("metadata", loads(py, &content.metadata_json)?)?;
         out.set_item("prompts", content.prompts)?;
-        out.set_item("transcript", PyBytes::new(py, &content.transcript))?;
+        match &content.transcript {
+            Some(bytes) => out.set_item("transcript", PyBytes::new(py, bytes))?,
+            None => out.set_item("transcript", py.None())?,
+        }
         Ok(out.into_any())
     }
 
     /// Every local checkpoint, newest first: dicts with `checkpoint_id`,
     /// `backend`, `session_ids`, `created_at`, `agent`, `is_task`,
-    /// `tool_use_id`, `checkpoints_count`, `files_touched`, `imported`.
+    /// `tool_use_id`, `checkpoints_count`, `files_touched`, `imported`,
+    /// `damaged` (`None`, or `{"code", "reason"}` for one that cannot be
+    /// read: listed after the sound ones, never the end of the listing).
     fn list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let store = &self.inner;
         let text = py

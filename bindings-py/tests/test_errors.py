@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import agent_checkpoint as ac
+from agent_checkpoint import _native
 
 CODES = {
     "invalid_checkpoint_id": (ac.InvalidCheckpointIdError, ValueError),
@@ -125,13 +126,38 @@ def test_missing_root_is_file_not_found(tmp_path: Path) -> None:
         assert error.strerror
 
 
-def test_root_that_is_a_file_is_an_os_error(tmp_path: Path) -> None:
+def test_root_that_is_a_file_is_not_a_directory(tmp_path: Path) -> None:
     file = tmp_path / "file"
     file.write_text("x")
-    error = raises("io", ac.create_checkpoint, file, ["a"])
-    assert isinstance(error, OSError) and not isinstance(error, FileNotFoundError)
-    assert error.errno == errno.ENOTDIR
-    assert error.filename == str(file)
+    error = raises("not_a_directory", ac.create_checkpoint, file, ["a"])
+    assert isinstance(error, ValueError)
+    assert error.path == str(file)
+    assert str(error) == f'"{file}" is a file, not a directory'
+
+
+@pytest.mark.parametrize("code", list(CODES))
+def test_str_of_every_error_class_is_its_message(code: str) -> None:
+    """`str(e)` is the core's message for every class, whatever the
+    built-in base (OSError printed `[Errno None] None: None` once
+    `filename` was set)."""
+    samples = getattr(_native, "_error_samples")(code)
+    assert samples, f"no sample error for {code}"
+    for error, message in samples:
+        assert type(error) is CODES[code][0]
+        assert str(error) == message
+        assert "[Errno" not in str(error)
+        assert str(pickle.loads(pickle.dumps(error))) == message
+
+
+def test_store_errors_without_an_errno_print_their_message(tmp_path: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    store = ac.CheckpointStore(tmp_path)
+    error = raises("not_found", store.read, "01KVBJCWYA4YW6J5M9GP655HZN")
+    assert str(error) == "checkpoint 01KVBJCWYA4YW6J5M9GP655HZN not found"
+    error = raises("remote_unreachable", store.push, "nosuch")
+    assert "nosuch" in str(error) and "None" not in str(error)
 
 
 def _permission_denied_dir(tmp_path: Path) -> Path:

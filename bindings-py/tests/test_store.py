@@ -147,9 +147,12 @@ def test_errors_are_typed(tmp_path: Path) -> None:
     assert git(repo, "for-each-ref") == ""
     with pytest.raises(ac.NotFoundError):
         store.read(ULID)
-    store.write_session(ULID, "s1")
-    with pytest.raises(ac.NoTranscriptError):
-        store.read_session(ULID, 0)
+    store.write_session(ULID, "s1", prompts=["only a prompt"])
+    # Written without a transcript: read back all the same, transcript None.
+    session = store.read_session(ULID, 0)
+    assert session["transcript"] is None
+    assert session["prompts"] == ["only a prompt"]
+    assert session["metadata"]["session_id"] == "s1"
     with pytest.raises(ac.NotFoundError):
         store.read_session(ULID, 1)
     with pytest.raises(ac.NotFoundError):

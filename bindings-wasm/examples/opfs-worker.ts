@@ -3,8 +3,8 @@
 // checkpoint the OPFS directory of a web IDE's project before an agent's
 // batch, then preview and undo it.
 
-import init, { createCheckpoint, planRollback, rollback, type RollbackReport } from 'agent-checkpoint-wasm'
-import { OpfsFs, type OpfsOptions, type OpfsStat } from 'agent-checkpoint-wasm/opfs'
+import init, { createCheckpoint, planRollback, rollback, type RollbackReport } from '@agent-checkpoint/wasm'
+import { OpfsFs, type OpfsOptions, type OpfsStat } from '@agent-checkpoint/wasm/opfs'
 
 export async function undoBatch(batch: (fs: OpfsFs) => void): Promise<RollbackReport> {
   await init()

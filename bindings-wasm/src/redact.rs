@@ -120,7 +120,7 @@ pub fn redact_json(text: &str, options: Option<JsRedactOptions>) -> Result<Strin
 }
 
 /// Redacts a file's bytes by its path: `.json`/`.jsonl` JSON-aware, other
-/// UTF-8 text as text, binary (a NUL byte or invalid UTF-8) untouched.
+/// UTF-8 text as text, binary (a NUL byte) untouched; text with invalid UTF-8 is redacted, its invalid bytes kept.
 /// Always returns a new `Uint8Array`.
 #[wasm_bindgen(js_name = redactBlob)]
 pub fn redact_blob(

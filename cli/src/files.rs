@@ -36,10 +36,16 @@ pub fn read_snapshot(file: &Path) -> Result<String, Error> {
     })
 }
 
-/// Writes `text` to `output`, or to stdout (with a final newline).
+/// Writes `text` to `output`, or to stdout (with a final newline). A file
+/// is owner-only (`0600`), new or replaced: what the CLI writes (snapshots,
+/// redo snapshots) holds captured file bytes. Its mode is set before the
+/// first byte is written; a device or pipe (`/dev/stdout`) is written as
+/// it is.
 pub fn write_output(output: Option<&Path>, text: &str) -> Result<(), Error> {
     match output {
-        Some(path) => std::fs::write(path, text).map_err(|e| Error::io(path.to_string_lossy(), e)),
+        Some(path) => {
+            write_private(path, text.as_bytes()).map_err(|e| Error::io(path.to_string_lossy(), e))
+        }
         None => {
             let mut out = std::io::stdout().lock();
             writeln!(out, "{text}").map_err(|e| Error::io("<stdout>", e))
@@ -58,4 +64,19 @@ pub fn read_key(file: Option<&Path>) -> Result<Option<SealKey>, Error> {
             format!("{} is empty; a sealing key must not be", file.display()),
         )
     })
+}
+
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path)?;
+    #[cfg(unix)]
+    if file.metadata()?.is_file() {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    file.write_all(bytes)?;
+    file.flush()
 }

@@ -8,12 +8,15 @@
 
 mod demo;
 mod files;
+mod hook;
+mod install;
 mod mcp;
 mod naming;
 mod output;
 mod plan_diff;
 mod progress;
 mod redact_command;
+mod rewind;
 mod shadow;
 mod snapshot_commands;
 mod store;
@@ -114,21 +117,47 @@ enum Command {
         /// The snapshot file (`-` for stdin).
         file: PathBuf,
     },
-    /// Run an end-to-end demo in a temporary project and print the check.
-    Demo,
+    /// Run an end-to-end demo in a temporary project and print the check
+    /// (`--quiet`: the check only; `--json`: one JSON document).
+    Demo(demo::DemoArgs),
     /// Redact secrets from FILE (or stdin) onto stdout; `--json`: JSON/JSONL input.
     Redact(redact_command::RedactArgs),
     #[command(flatten)]
     Naming(naming::NamingCommand),
-    /// Checkpoints kept in git: write, show, session, list, rollback, push, fetch, ls-remote.
+    /// Checkpoints kept in git: write, show, session, list, rollback, plan, push, fetch, ls-remote.
     Store(store::StoreArgs),
     /// Shadow branches, one commit per agent step: step, list, log, rewind, condense, clean.
     Shadow(shadow::ShadowArgs),
     /// Serve the root over the Model Context Protocol (MCP) on stdin/stdout.
     Mcp(mcp::McpArgs),
+    /// Write an agent's hook configuration so it runs `agent-checkpoint hook`
+    /// (keeps every other hook; `--dry-run` prints the diff).
+    Install(install::HookConfigArgs),
+    /// Remove our hooks from an agent's configuration, leaving the others.
+    Uninstall(install::HookConfigArgs),
+    /// Say for each agent whether our hooks are installed, current or drifted.
+    Doctor,
+    /// Rewind a hooked agent session: --list its turns, --turn N, --step COMMIT, --redo.
+    Rewind(rewind::RewindArgs),
+    /// Handle one event of an agent's hook (JSON on stdin); always exits 0.
+    Hook {
+        /// The agent: claude-code, codex, gemini, copilot or cursor.
+        agent: String,
+        /// The event, for payloads that do not name it.
+        event: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
+    // A hook exits 0 whatever its arguments: it must never break the agent.
+    if std::env::args_os().nth(1).is_some_and(|a| a == "hook") {
+        let args: Vec<String> = std::env::args_os()
+            .skip(2)
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let agent = args.first().map(String::as_str).unwrap_or_default();
+        return hook::run(agent, args.get(1).map(String::as_str));
+    }
     let cli = Cli::parse();
     let json = cli.json;
     match run(cli.command, json, cli.quiet) {
@@ -185,11 +214,36 @@ fn run(command: Command, json: bool, quiet: bool) -> Result<ExitCode, Error> {
         } => snapshot_commands::record_applied(&target, output.as_deref(), key_file.as_deref()),
         Command::Inspect { file } => snapshot_commands::inspect(&file, json),
         Command::Paths { file } => snapshot_commands::paths(&file, json),
-        Command::Demo => demo::run(),
+        Command::Demo(args) => demo::run(
+            &args,
+            match (json, quiet) {
+                (true, _) => demo::Show::Json,
+                (false, true) => demo::Show::Quiet,
+                (false, false) => demo::Show::Text,
+            },
+        ),
         Command::Redact(args) => redact_command::run(&args, json),
         Command::Naming(cmd) => naming::run(cmd, json),
         Command::Store(args) => store::run(args, json, quiet),
         Command::Shadow(args) => shadow::run(args, json),
-        Command::Mcp(args) => mcp::run(args),
+        Command::Mcp(args) => {
+            // Stdout carries protocol messages only and there is no progress
+            // bar: the two global flags would do nothing, so they are refused.
+            if let Some(flag) = [(json, "--json"), (quiet, "--quiet")]
+                .into_iter()
+                .find_map(|(set, flag)| set.then_some(flag))
+            {
+                return Err(Error::invalid_argument(
+                    flag,
+                    "does not apply to `mcp` (stdout carries MCP messages only)",
+                ));
+            }
+            mcp::run(args)
+        }
+        Command::Install(args) => install::install(&args, json),
+        Command::Uninstall(args) => install::uninstall(&args, json),
+        Command::Doctor => install::doctor(json),
+        Command::Rewind(args) => rewind::run(&args, json),
+        Command::Hook { agent, event } => Ok(hook::run(&agent, event.as_deref())),
     }
 }

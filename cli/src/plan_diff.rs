@@ -3,7 +3,7 @@
 
 use std::io::IsTerminal;
 
-use agent_checkpoint::{DiffOptions, Plan, DEFAULT_DIFF_MAX_BYTES};
+use agent_checkpoint::{DiffOptions, Plan, PlanAction, DEFAULT_DIFF_MAX_BYTES};
 
 use crate::output;
 
@@ -67,7 +67,8 @@ const GREEN: &str = "\x1b[32m";
 const CYAN: &str = "\x1b[36m";
 
 /// The plan with each change's diff below its line, and the summary
-/// `N files, +A -R lines`.
+/// `N files, +A -R lines` (`N files, M directories, ...` when the plan
+/// prunes directories: they are not counted as files).
 pub fn format(plan: &Plan, color: bool) -> String {
     let paint = |code: &str, line: &str| {
         if color {
@@ -77,7 +78,7 @@ pub fn format(plan: &Plan, color: bool) -> String {
         }
     };
     let mut out = String::new();
-    let (mut files, mut added, mut removed) = (0, 0, 0);
+    let (mut files, mut dirs, mut added, mut removed) = (0, 0, 0, 0);
     let lines = output::format_plan(plan);
     for (item, line) in plan.items.iter().zip(lines.lines()) {
         let Some(diff) = &item.diff else {
@@ -85,7 +86,11 @@ pub fn format(plan: &Plan, color: bool) -> String {
             out.push('\n');
             continue;
         };
-        files += 1;
+        if item.action == PlanAction::Rmdir {
+            dirs += 1;
+        } else {
+            files += 1;
+        }
         added += diff.added;
         removed += diff.removed;
         out.push_str(&paint(
@@ -109,8 +114,15 @@ pub fn format(plan: &Plan, color: bool) -> String {
             }
         }
     }
+    let dirs = if dirs == 0 {
+        String::new()
+    } else if dirs == 1 {
+        ", 1 directory".to_owned()
+    } else {
+        format!(", {dirs} directories")
+    };
     out.push_str(&format!(
-        "{}, +{added} -{removed} lines\n",
+        "{}{dirs}, +{added} -{removed} lines\n",
         output::count(files, "file")
     ));
     out
@@ -133,7 +145,26 @@ fn visible(line: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::visible;
+    #![allow(clippy::unwrap_used)]
+    use super::{format, visible};
+    use agent_checkpoint::root::ambient_authority;
+    use agent_checkpoint::{CapRoot, PlanOptions};
+
+    #[test]
+    fn pruned_directories_are_not_counted_as_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = CapRoot::open(tmp.path(), ambient_authority()).unwrap();
+        let snapshot =
+            agent_checkpoint::capture(&root, ["gen/deep/new.txt"], &Default::default()).unwrap();
+        std::fs::create_dir_all(tmp.path().join("gen/deep")).unwrap();
+        std::fs::write(tmp.path().join("gen/deep/new.txt"), "x\n").unwrap();
+        let snapshot = snapshot.parse(&Default::default()).unwrap();
+        let options = PlanOptions::default().with_diff(Some(Default::default()));
+        let plan = agent_checkpoint::plan_rollback(&root, &snapshot, &options).unwrap();
+        let text = format(&plan, false);
+        let summary = text.lines().last().unwrap();
+        assert_eq!(summary, "1 file, 2 directories, +0 -0 lines", "{text}");
+    }
 
     #[test]
     fn control_characters_are_spelled_out() {

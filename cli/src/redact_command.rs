@@ -18,10 +18,11 @@ const AFTER_HELP: &str = "\
 Modes:
   --json         for this command: the input is JSON or JSONL, whatever its name
                  (errors are printed as JSON too); only string values change, in
-                 place (formatting kept); IDs, paths and signatures are left alone
+                 place (formatting kept; keys too); IDs, paths and signatures are left alone
   FILE           by its extension: .json/.jsonl JSON-aware, anything else as text
   stdin          as text
-  Binary input (a NUL byte or invalid UTF-8) is never changed, in every mode.
+  Binary input (a NUL byte) is never changed, in every mode; text that is not
+  valid UTF-8 is redacted all the same, its invalid bytes kept.
 
 Output:
   The redacted bytes, exactly (nothing added; input with nothing found comes back

@@ -24,7 +24,7 @@ pub struct ShadowArgs {
 
 #[derive(Debug, clap::Subcommand)]
 enum ShadowCommand {
-    /// Record one agent step; prints {"commit", "branch", "skipped", ...}.
+    /// Record one agent step; prints what was recorded (`--json`: {"commit", "branch", "skipped", ...}).
     Step {
         /// The session ID.
         #[arg(long)]
@@ -90,7 +90,7 @@ enum ShadowCommand {
         #[arg(long, value_name = "FILE")]
         redo_out: Option<PathBuf>,
     },
-    /// Turn a session's steps into one persistent checkpoint; prints what was done.
+    /// Turn a session's steps into one persistent checkpoint; prints what was done (`--json`: as JSON).
     Condense {
         /// The session ID.
         #[arg(long)]
@@ -148,7 +148,11 @@ fn run_to(args: ShadowArgs, json: bool, out: &mut Vec<u8>) -> Result<ExitCode, E
                 }
                 None => store.shadow_step(&step)?,
             };
-            line(out, compact(&result)?);
+            if json {
+                line(out, compact(&result)?);
+            } else {
+                step_text(out, &result);
+            }
         }
         ShadowCommand::List => {
             let branches = store.shadow_branches()?;
@@ -247,7 +251,12 @@ fn run_to(args: ShadowArgs, json: bool, out: &mut Vec<u8>) -> Result<ExitCode, E
             if let Some(agent) = agent {
                 write = write.agent(agent);
             }
-            line(out, compact(&store.shadow_condense(&write)?)?);
+            let condensed = store.shadow_condense(&write)?;
+            if json {
+                line(out, compact(&condensed)?);
+            } else {
+                condensed_text(out, &condensed);
+            }
         }
         ShadowCommand::Clean => {
             let cleaned = store.shadow_clean()?;
@@ -267,6 +276,61 @@ fn run_to(args: ShadowArgs, json: bool, out: &mut Vec<u8>) -> Result<ExitCode, E
 fn line(out: &mut Vec<u8>, text: String) {
     out.extend_from_slice(text.as_bytes());
     out.push(b'\n');
+}
+
+/// `shadow step`'s text: `recorded <commit> on <branch>` (or `skipped:
+/// ...` when nothing changed), then a `left out <path>` line per path not
+/// taken.
+fn step_text(out: &mut Vec<u8>, result: &agent_checkpoint_store::StepResult) {
+    if result.skipped {
+        line(
+            out,
+            format!(
+                "skipped: nothing changed since {} on {}",
+                result.commit, result.branch
+            ),
+        );
+    } else {
+        let first = if result.first {
+            " (first step: every change git status shows)"
+        } else {
+            ""
+        };
+        line(
+            out,
+            format!("recorded {} on {}{first}", result.commit, result.branch),
+        );
+    }
+    for path in &result.left_out {
+        line(out, format!("left out {path}"));
+    }
+}
+
+/// `shadow condense`'s text: the checkpoint, the files touched, the branch.
+fn condensed_text(out: &mut Vec<u8>, c: &agent_checkpoint_store::Condensed) {
+    line(
+        out,
+        format!(
+            "checkpoint {} session {}: {} from {}",
+            c.checkpoint_id,
+            c.session_index,
+            output::count(c.steps, "step"),
+            c.branch
+        ),
+    );
+    line(out, format!("files touched: {}", c.files_touched.join(" ")));
+    line(
+        out,
+        format!(
+            "branch {} {}",
+            c.branch,
+            if c.branch_deleted {
+                "deleted"
+            } else {
+                "kept (another session on it needs it, or it moved)"
+            }
+        ),
+    );
 }
 
 /// One line of JSON.
@@ -323,7 +387,11 @@ mod tests {
     fn step_list_log_rewind_condense_clean() {
         let dir = repo();
         let d = dir.path();
-        let (_, first) = shadow(d, &["step", "--session", "s1", "--message", "start"]).unwrap();
+        let (_, first) = shadow(
+            d,
+            &["--json", "step", "--session", "s1", "--message", "start"],
+        )
+        .unwrap();
         let first = json(&first);
         assert_eq!(first["skipped"], false);
         assert!(first["branch"].as_str().unwrap().starts_with("entire/"));
@@ -332,6 +400,7 @@ mod tests {
         let (_, second) = shadow(
             d,
             &[
+                "--json",
                 "step",
                 "--session",
                 "s1",
@@ -344,7 +413,14 @@ mod tests {
         .unwrap();
         let second = json(&second);
         let (_, again) = shadow(d, &["step", "--session", "s1", "--file", "a.txt"]).unwrap();
-        assert_eq!(json(&again)["skipped"], true);
+        assert_eq!(
+            again,
+            format!(
+                "skipped: nothing changed since {} on {}\n",
+                second["commit"].as_str().unwrap(),
+                second["branch"].as_str().unwrap()
+            )
+        );
 
         let (_, list) = shadow(d, &["list", "--json"]).unwrap();
         assert_eq!(json(&list)[0]["tip"], second["commit"]);
@@ -375,14 +451,37 @@ mod tests {
 
         let id = "01KVBJCWYA4YW6J5M9GP655HZN";
         let (_, condensed) = shadow(d, &["condense", "--session", "s1", "--id", id]).unwrap();
-        let condensed = json(&condensed);
-        assert_eq!(condensed["branch_deleted"], true);
+        let branch = second["branch"].as_str().unwrap();
         assert_eq!(
-            condensed["files_touched"],
-            serde_json::json!(["a.txt", "b.txt"])
+            condensed,
+            format!(
+                "checkpoint {id} session 0: 2 steps from {branch}\n\
+                 files touched: a.txt b.txt\n\
+                 branch {branch} deleted\n"
+            )
         );
         let (_, cleaned) = shadow(d, &["clean", "--json"]).unwrap();
         assert_eq!(json(&cleaned), serde_json::json!([]));
+    }
+
+    #[test]
+    fn step_and_condense_print_text_by_default_json_with_the_flag() {
+        let dir = repo();
+        let d = dir.path();
+        let (_, text) = shadow(d, &["step", "--session", "s1", "--file", ".git/config"]).unwrap();
+        let mut lines = text.lines();
+        let head = lines.next().unwrap();
+        assert!(head.starts_with("recorded "), "{text}");
+        assert!(head.contains(" on entire/"), "{text}");
+        assert!(head.ends_with("(first step: every change git status shows)"));
+        assert_eq!(lines.next(), Some("left out .git/config"));
+        std::fs::write(d.join("a.txt"), "b\n").unwrap();
+        let (_, doc) =
+            shadow(d, &["--json", "step", "--session", "s1", "--file", "a.txt"]).unwrap();
+        assert_eq!(json(&doc)["first"], false);
+        let id = "01KVBJCWYA4YW6J5M9GP655HZN";
+        let (_, doc) = shadow(d, &["--json", "condense", "--session", "s1", "--id", id]).unwrap();
+        assert_eq!(json(&doc)["files_touched"], serde_json::json!(["a.txt"]));
     }
 
     #[test]

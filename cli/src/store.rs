@@ -20,7 +20,9 @@ pub struct StoreArgs {
     /// The repository: any directory of its working tree (default: the current directory's).
     #[arg(long, global = true, value_name = "DIR")]
     repo: Option<PathBuf>,
-    /// Where new checkpoints go.
+    /// The store: where `write` puts new checkpoints, and where a legacy
+    /// 12-hex ID is looked up (git-refs: the refs, then the branch;
+    /// git-branch: the branch only).
     #[arg(long, global = true, value_enum, default_value = "git-refs")]
     backend: BackendArg,
     #[command(subcommand)]
@@ -72,7 +74,8 @@ enum StoreCommand {
         /// The checkpoint ID.
         id: String,
     },
-    /// Print session N of checkpoint ID as JSON {"metadata", "prompts", "transcript"}.
+    /// Print session N of checkpoint ID as JSON {"metadata", "prompts", "transcript"}
+    /// (`transcript` is null for a session written without one).
     Session {
         /// The checkpoint ID.
         id: String,
@@ -80,7 +83,7 @@ enum StoreCommand {
         #[arg(long, default_value_t = 0)]
         index: usize,
     },
-    /// List the checkpoints of the repository, newest first (a JSON array with `--json`).
+    /// List the checkpoints, newest first (a JSON array with `--json`); unreadable ones as damaged.
     List,
     /// Roll the working tree back to checkpoint ID's undo snapshot; exits 1 when not ok.
     Rollback {
@@ -210,7 +213,8 @@ pub(crate) fn run_with(
             let doc = json!({
                 "metadata": metadata,
                 "prompts": content.prompts,
-                "transcript": String::from_utf8_lossy(&content.transcript),
+                // null for a session written without one.
+                "transcript": content.transcript.as_deref().map(String::from_utf8_lossy),
             });
             writeln!(out, "{doc}").map_err(stdout_error)?;
             Ok(ExitCode::SUCCESS)
@@ -231,12 +235,28 @@ pub(crate) fn run_with(
                             "checkpoints_count": c.checkpoints_count,
                             "files_touched": c.files_touched,
                             "backend": c.backend.as_str(),
+                            "damaged": c.damaged.as_ref().map(|d| json!({
+                                "code": d.code.as_str(),
+                                "reason": d.reason,
+                            })),
                         })
                     })
                     .collect();
                 writeln!(out, "{}", serde_json::Value::Array(items)).map_err(stdout_error)?;
             } else {
                 for c in &list {
+                    if let Some(d) = &c.damaged {
+                        // Listed, not hidden, and not the end of the listing.
+                        writeln!(
+                            out,
+                            "{}  damaged  {}: {}",
+                            c.checkpoint_id,
+                            d.code.as_str(),
+                            d.reason
+                        )
+                        .map_err(stdout_error)?;
+                        continue;
+                    }
                     writeln!(
                         out,
                         "{}  {}  {}  {} session(s)",
@@ -425,6 +445,21 @@ mod tests {
     }
 
     #[test]
+    fn a_session_without_a_transcript_reads_back() {
+        let dir = repo();
+        store(
+            dir.path(),
+            &["write", "--id", ULID, "--session", "s", "--prompt", "p1"],
+        )
+        .unwrap();
+        let (_, session) = store(dir.path(), &["session", ULID]).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&session).unwrap();
+        assert_eq!(v["transcript"], serde_json::Value::Null, "{v}");
+        assert_eq!(v["prompts"], json!(["p1"]));
+        assert_eq!(v["metadata"]["session_id"], "s");
+    }
+
+    #[test]
     fn errors_carry_their_codes() {
         let dir = repo();
         let code = |args: &[&str]| store(dir.path(), args).unwrap_err().code().as_str();
@@ -447,7 +482,7 @@ mod tests {
             "invalid_argument"
         );
         store(dir.path(), &["write", "--id", ULID, "--session", "s"]).unwrap();
-        assert_eq!(code(&["session", ULID]), "no_transcript");
+        assert_eq!(code(&["session", ULID, "--index", "1"]), "not_found");
         assert_eq!(code(&["rollback", ULID]), "not_found");
         let elsewhere = tempfile::tempdir().unwrap();
         assert_eq!(

@@ -287,7 +287,7 @@ pub enum Error {
         kind: String,
     },
     /// See [`ErrorCode::NotADirectory`].
-    #[error("{path:?} is below {parent:?}, which is a {kind}, not a directory")]
+    #[error("{}", not_a_directory(path, parent, kind))]
     NotADirectory {
         /// The path that was asked for.
         path: String,
@@ -394,6 +394,15 @@ pub enum Error {
         /// How many compare-and-swap attempts were made.
         attempts: u32,
     },
+    /// A lock file another process kept holding for longer than the wait
+    /// allows (code `ref_busy`).
+    #[error("{path}: lock held by another process: gave up after waiting {waited_ms} ms")]
+    LockBusy {
+        /// The lock file.
+        path: String,
+        /// How long it was waited for.
+        waited_ms: u64,
+    },
     /// See [`ErrorCode::Conflict`].
     #[error("conflict on {what}: {reason}")]
     Conflict {
@@ -426,6 +435,17 @@ pub enum Error {
         /// The remote's one-line reason.
         reason: String,
     },
+    /// The `git` program the store runs is older than a feature needs
+    /// (code `io`: the system must change, not the input).
+    #[error("git {found} is too old for {what}: it needs git {needed} or newer")]
+    GitTooOld {
+        /// The version `git --version` printed.
+        found: String,
+        /// The oldest version that works.
+        needed: String,
+        /// What needs it (`reftable repositories`).
+        what: String,
+    },
     /// An I/O failure; its code is `not_found`, `permission_denied` or `io`
     /// depending on the underlying [`io::ErrorKind`]. The operating system's
     /// message is part of this error's own message (so it is not also
@@ -438,6 +458,14 @@ pub enum Error {
         /// The operating system's error.
         error: io::Error,
     },
+}
+
+fn not_a_directory(path: &str, parent: &str, kind: &str) -> String {
+    if path == parent {
+        format!("{path:?} is a {kind}, not a directory")
+    } else {
+        format!("{path:?} is below {parent:?}, which is a {kind}, not a directory")
+    }
 }
 
 fn path_prefix(path: &Option<String>) -> String {
@@ -470,11 +498,12 @@ impl Error {
             Error::NoTranscript { .. } => ErrorCode::NoTranscript,
             Error::NotARepository { .. } => ErrorCode::NotARepository,
             Error::CorruptObject { .. } => ErrorCode::CorruptObject,
-            Error::RefBusy { .. } => ErrorCode::RefBusy,
+            Error::RefBusy { .. } | Error::LockBusy { .. } => ErrorCode::RefBusy,
             Error::Conflict { .. } => ErrorCode::Conflict,
             Error::RemoteUnreachable { .. } => ErrorCode::RemoteUnreachable,
             Error::AuthFailed { .. } => ErrorCode::AuthFailed,
             Error::Rejected { .. } => ErrorCode::Rejected,
+            Error::GitTooOld { .. } => ErrorCode::Io,
             Error::Io { error, .. } => match error.kind() {
                 io::ErrorKind::NotFound => ErrorCode::NotFound,
                 io::ErrorKind::PermissionDenied => ErrorCode::PermissionDenied,
@@ -496,6 +525,7 @@ impl Error {
             | Error::NotAFile { path, .. }
             | Error::NotADirectory { path, .. } => Some(path),
             Error::TooLarge { path, .. } | Error::Io { path, .. } => path.as_deref(),
+            Error::LockBusy { path, .. } => Some(path),
             _ => None,
         }
     }

@@ -66,7 +66,7 @@ pub use plan::{plan_rollback, Plan, PlanAction, PlanItem};
 pub use progress::{OnProgress, Progress, ProgressStage};
 pub use relpath::{RelPath, MAX_NAME_BYTES, MAX_PATH_BYTES};
 pub use rollback::{rollback, NotInRedo, Redo, RollbackReport, Unrestored};
-#[cfg(all(feature = "cap-std", unix))]
+#[cfg(all(feature = "cap-std", any(unix, windows)))]
 #[cfg_attr(docsrs, doc(cfg(feature = "cap-std")))]
 pub use root::CapRoot;
 pub use root::{MemRoot, Root};
@@ -82,7 +82,7 @@ pub use snapshot::{
 pub mod internals {
     pub use crate::digest::{sha256, to_hex};
     pub use crate::resolve::resolve;
-    #[cfg(all(feature = "cap-std", unix))]
+    #[cfg(all(feature = "cap-std", any(unix, windows)))]
     pub use crate::root::cap::resolves_with_openat2;
 }
 

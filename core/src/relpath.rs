@@ -114,7 +114,78 @@ pub fn check_component(name: &str) -> std::result::Result<(), &'static str> {
     if name.chars().any(char::is_control) {
         return Err("NUL or control character in path");
     }
+    #[cfg(windows)]
+    check_windows_component(name)?;
     Ok(())
+}
+
+/// Checks one path component against what Windows does to names (applied
+/// by [`check_component`] on Windows; callable anywhere, so other platforms
+/// can test it): a name Windows would read as another file, a device or a
+/// stream is refused, never an alias of a canonical key.
+///
+/// - reserved device names (`CON`, `PRN`, `AUX`, `NUL`, `COM0`-`COM9`,
+///   `LPT0`-`LPT9`, `CONIN$`, `CONOUT$`), in any case and with any
+///   extension (`aux.txt`);
+/// - a trailing dot or space (Windows drops them: `a.` is `a`);
+/// - `<`, `>`, `:`, `"`, `|`, `?`, `*` (a `:` names an alternate data
+///   stream, `a.txt:stream`);
+/// - an 8.3 short name (`PROGRA~1`, `ABCDE~12.TXT`): it may be another
+///   file's second name.
+#[cfg_attr(not(windows), allow(dead_code))]
+pub fn check_windows_component(name: &str) -> std::result::Result<(), &'static str> {
+    if name.ends_with('.') || name.ends_with(' ') {
+        return Err("trailing dot or space (Windows drops it)");
+    }
+    if name.contains(['<', '>', ':', '"', '|', '?', '*']) {
+        return Err("a character Windows refuses or reads as a stream (<>:\"|?*)");
+    }
+    let stem = name.split('.').next().unwrap_or(name).trim_end_matches(' ');
+    if is_reserved_device(stem) {
+        return Err("a Windows device name (CON, NUL, COM1, ...)");
+    }
+    if is_short_name(name) {
+        return Err("an 8.3 short name (it may be another file's second name)");
+    }
+    Ok(())
+}
+
+/// Whether `stem` (a name before its first dot) is a Windows device.
+#[cfg_attr(not(windows), allow(dead_code))]
+fn is_reserved_device(stem: &str) -> bool {
+    let upper = stem.to_ascii_uppercase();
+    if ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"].contains(&upper.as_str()) {
+        return true;
+    }
+    let numbered = upper
+        .strip_prefix("COM")
+        .or_else(|| upper.strip_prefix("LPT"));
+    numbered.is_some_and(|n| {
+        let mut chars = n.chars();
+        matches!(
+            (chars.next(), chars.next()),
+            (Some('0'..='9' | '\u{b9}' | '\u{b2}' | '\u{b3}'), None)
+        )
+    })
+}
+
+#[cfg_attr(not(windows), allow(dead_code))]
+/// Whether `name` has the shape of an 8.3 short name: at most 8 characters
+/// ending in `~` and digits, then at most a 3-character extension.
+fn is_short_name(name: &str) -> bool {
+    let (base, ext) = match name.rsplit_once('.') {
+        Some((base, ext)) => (base, Some(ext)),
+        None => (name, None),
+    };
+    let Some((head, digits)) = base.rsplit_once('~') else {
+        return false;
+    };
+    !head.is_empty()
+        && !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && base.len() <= 8
+        && ext.is_none_or(|e| e.len() <= 3 && !e.contains('.'))
+        && !base.contains('.')
 }
 
 impl TryFrom<&str> for RelPath {
@@ -182,6 +253,11 @@ mod tests {
         for ok in [
             "a", "a.py", "src/a.py", "a/b/c", ".hidden", "..a", "a..", "é/ü",
         ] {
+            // Windows drops a trailing dot: `a..` is `a` there.
+            if cfg!(windows) && ok == "a.." {
+                assert!(RelPath::try_from(ok).is_err());
+                continue;
+            }
             assert_eq!(
                 RelPath::try_from(ok).map(|p| p.to_string()).ok(),
                 Some(ok.into())
@@ -204,6 +280,46 @@ mod tests {
         }
         assert!(RelPath::try_from("x".repeat(256).as_str()).is_err());
         assert!(RelPath::try_from("x/".repeat(2100).trim_end_matches('/')).is_err());
+    }
+
+    #[test]
+    fn windows_name_rules() {
+        for bad in [
+            "CON",
+            "nul",
+            "Aux.txt",
+            "com1",
+            "LPT9.log",
+            "COM\u{b9}",
+            "conin$",
+            "NUL .txt",
+            "a.",
+            "a ",
+            "a.txt:stream",
+            "a<b",
+            "q?",
+            "PROGRA~1",
+            "ABCDE~12.TXT",
+            "x~1.c",
+        ] {
+            assert!(check_windows_component(bad).is_err(), "{bad:?}");
+        }
+        for ok in [
+            "CONS",
+            "console.txt",
+            "COM10",
+            "LPT",
+            "a.txt",
+            ".hidden",
+            "..a",
+            "PROGRA~",
+            "~1",
+            "longername~1",
+            "a~1.text",
+            "é",
+        ] {
+            assert_eq!(check_windows_component(ok), Ok(()), "{ok:?}");
+        }
     }
 
     #[test]

@@ -15,12 +15,12 @@
 //! for roots that can only `lstat` whole paths) and the temp-file names of
 //! [`temp`].
 
-#[cfg(all(feature = "cap-std", unix))]
+#[cfg(all(feature = "cap-std", any(unix, windows)))]
 pub(crate) mod cap;
 mod mem;
 pub mod temp;
 
-#[cfg(all(feature = "cap-std", unix))]
+#[cfg(all(feature = "cap-std", any(unix, windows)))]
 pub use cap::{ambient_authority, AmbientAuthority, CapRoot};
 pub use mem::{MemNode, MemRoot};
 
@@ -178,6 +178,34 @@ impl Looked {
     }
 }
 
+/// A regular file opened for reading in pieces: [`Root::open_file`].
+#[non_exhaustive]
+pub struct OpenedFile<'a> {
+    /// What the opened file is, as `fstat` saw it at the open (its size
+    /// then, its mode); the kind is always [`EntryKind::File`].
+    pub metadata: Metadata,
+    /// Its bytes from the start, as they are read (a file that grows or
+    /// shrinks after the open gives more or fewer than
+    /// `metadata.len`); with a `max_bytes`, never more than one byte past
+    /// it, so that a caller can tell the file grew beyond the limit.
+    pub reader: Box<dyn std::io::Read + 'a>,
+}
+
+impl<'a> OpenedFile<'a> {
+    /// An opened file described by `metadata`, read through `reader`.
+    pub fn new(metadata: Metadata, reader: Box<dyn std::io::Read + 'a>) -> OpenedFile<'a> {
+        OpenedFile { metadata, reader }
+    }
+}
+
+impl std::fmt::Debug for OpenedFile<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenedFile")
+            .field("metadata", &self.metadata)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A directory capability: everything this crate reads or writes goes through it.
 ///
 /// Implementations act only below the root and never follow symlinks in the
@@ -202,6 +230,24 @@ pub trait Root {
     fn visit_file(&self, path: &RelPath, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
         visit(&self.read_file(path, None)?);
         Ok(())
+    }
+
+    /// Opens the regular file at `path` for reading in pieces, so that a
+    /// caller holds a bounded part of it at a time whatever its size (a
+    /// blob streamed into an object database). Confined as
+    /// [`Root::read_file`] is: never through a symlink, never blocking on a
+    /// FIFO, `not_a_file` for anything but a regular file (judged on the
+    /// opened file); `too_large` when the opened file holds more than
+    /// `max_bytes`. The default reads the file whole with
+    /// [`Root::read_file`] and hands out those bytes.
+    fn open_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<OpenedFile<'_>> {
+        let bytes = self.read_file(path, max_bytes)?;
+        let mode = self.metadata(path)?.map_or(DEFAULT_FILE_MODE, |m| m.mode);
+        let metadata = Metadata::new(EntryKind::File, bytes.len() as u64, mode);
+        Ok(OpenedFile::new(
+            metadata,
+            Box::new(std::io::Cursor::new(bytes)),
+        ))
     }
 
     /// Looks at `path` (as [`Root::metadata`]) and, when it is a regular
@@ -299,6 +345,9 @@ impl<R: Root + ?Sized> Root for &R {
     }
     fn visit_file(&self, path: &RelPath, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
         (**self).visit_file(path, visit)
+    }
+    fn open_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<OpenedFile<'_>> {
+        (**self).open_file(path, max_bytes)
     }
     fn look_and_read(
         &self,

@@ -21,18 +21,22 @@
 //! `isError: true` and `{"error": {"code", "category", "message", "path"}}`
 //! as its structured content; malformed JSON-RPC gets a JSON-RPC error; a
 //! message over [`DEFAULT_MAX_MESSAGE_BYTES`] is dropped unread and
-//! answered with an error. Nothing a client sends ends the server but the
+//! answered with an error, and so is one nested deeper than [`MAX_DEPTH`]
+//! levels (with its `id`). Nothing a client sends ends the server but the
 //! end of its input.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod budget;
 mod framing;
 mod keeper;
 mod outcome;
+mod records;
 mod resources;
 mod schema;
 mod server;
 mod tools;
+mod transport;
 
 use std::path::Path;
 
@@ -40,8 +44,10 @@ use agent_checkpoint::{Error, Result};
 use rmcp::ServiceExt as _;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-pub use framing::DEFAULT_MAX_MESSAGE_BYTES;
-pub use server::{CheckpointServer, ServerOptions};
+#[doc(hidden)]
+pub use framing::{screen_forwards, screen_line};
+pub use framing::{DEFAULT_MAX_MESSAGE_BYTES, MAX_DEPTH};
+pub use server::{CheckpointServer, ServerOptions, DEFAULT_MAX_CAPTURE_BYTES};
 
 /// Serves `server` on `input` / `output` (newline-delimited JSON-RPC)
 /// until the input ends. Messages over `max_message_bytes` are dropped

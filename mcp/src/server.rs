@@ -44,13 +44,22 @@ pub struct ServerOptions {
     /// The session ID recorded with checkpoints when a tool call names
     /// none (default: `mcp-` and a new ULID per server start).
     pub session_id: Option<String>,
+    /// The most bytes one `capture_checkpoint` call may capture, all its
+    /// files together (default [`DEFAULT_MAX_CAPTURE_BYTES`]): checked
+    /// from the files' sizes before any is read; a call over it is the
+    /// tool error `too_large` and reads nothing.
+    pub max_capture_bytes: u64,
 }
+
+/// The default [`ServerOptions::max_capture_bytes`]: 512 MiB per call.
+pub const DEFAULT_MAX_CAPTURE_BYTES: u64 = 512 << 20;
 
 impl Default for ServerOptions {
     fn default() -> ServerOptions {
         ServerOptions {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             session_id: None,
+            max_capture_bytes: DEFAULT_MAX_CAPTURE_BYTES,
         }
     }
 }
@@ -59,6 +68,12 @@ impl ServerOptions {
     /// Sets [`ServerOptions::max_message_bytes`].
     pub fn with_max_message_bytes(mut self, bytes: usize) -> ServerOptions {
         self.max_message_bytes = bytes;
+        self
+    }
+
+    /// Sets [`ServerOptions::max_capture_bytes`].
+    pub fn with_max_capture_bytes(mut self, bytes: u64) -> ServerOptions {
+        self.max_capture_bytes = bytes;
         self
     }
 
@@ -81,6 +96,8 @@ pub(crate) struct State {
     pub session_id: String,
     /// The store's default redactor, for `redact_text`.
     pub redactor: Redactor,
+    /// [`ServerOptions::max_capture_bytes`].
+    pub max_capture_bytes: u64,
 }
 
 /// An MCP server for one root directory: the tools (capture, plan,
@@ -128,6 +145,7 @@ impl CheckpointServer {
                 root_dir,
                 session_id,
                 redactor: Redactor::default(),
+                max_capture_bytes: options.max_capture_bytes,
             }),
             tools: crate::tools::all(),
         })

@@ -21,9 +21,11 @@
 #![deny(missing_docs)]
 
 pub mod id;
+pub mod lock_wait;
 pub mod prompts;
 pub mod queue;
 pub mod refs;
+pub mod sharing;
 
 pub use id::{CheckpointId, IdKind};
 pub use queue::{Drained, PushQueue};

@@ -7,9 +7,10 @@
 //! - [`PUSH_QUEUE_FILE`]: one `{"ref":"..."}` object per line, encoded as Go's
 //!   `encoding/json` encodes it (so `&`, `<`, `>`, U+2028 and U+2029 are
 //!   `\u` escapes), each line ending in `\n`;
-//! - [`PUSH_QUEUE_LOCK_FILE`]: an empty file that every operation locks
+//! - [`PUSH_QUEUE_LOCK_FILE`]: a file that every operation locks
 //!   exclusively (`flock` on Unix, as the Go tool does) for its whole
-//!   duration. It is created on first use and never removed.
+//!   duration; its first 8 bytes count the times it was taken
+//!   ([`crate::lock_wait`]). It is created on first use and never removed.
 //!
 //! Reading is forgiving, like the Go tool: blank lines, lines that are not a
 //! JSON object with a non-empty string `ref` (extra fields are ignored), and a
@@ -28,12 +29,23 @@
 //! Every operation, under the lock, removes the temp files of rewrites a
 //! killed process left. The queue and lock files are opened without
 //! following symlinks, and must be regular files.
+//!
+//! The lock is waited for at most [`PushQueue::with_lock_wait`] (default
+//! [`DEFAULT_LOCK_WAIT`], 10 s); a holder that keeps it longer ends the
+//! operation in `ref_busy` ([`Error::LockBusy`], naming the lock file).
+//! The files are created owner-only (`0600`) unless the repository is
+//! shared ([`PushQueue::with_sharing`], `core.sharedRepository`), then with
+//! git's shared mode ([`crate::sharing`]).
 
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
+use crate::lock_wait::lock_within;
+pub use crate::lock_wait::DEFAULT_LOCK_WAIT;
+use crate::sharing::Sharing;
 use agent_checkpoint::{Error, Result};
 
 /// File name of the queue inside its directory.
@@ -63,6 +75,8 @@ pub struct PushQueue {
     directory: PathBuf,
     file: PathBuf,
     lock: PathBuf,
+    sharing: Sharing,
+    lock_wait: Duration,
 }
 
 impl PushQueue {
@@ -74,7 +88,25 @@ impl PushQueue {
             file: directory.join(PUSH_QUEUE_FILE),
             lock: directory.join(PUSH_QUEUE_LOCK_FILE),
             directory,
+            sharing: Sharing::Private,
+            lock_wait: DEFAULT_LOCK_WAIT,
         }
+    }
+
+    /// The same queue with files created in `sharing`'s mode (the
+    /// repository's `core.sharedRepository`; default private, `0600`).
+    #[must_use]
+    pub fn with_sharing(mut self, sharing: Sharing) -> PushQueue {
+        self.sharing = sharing;
+        self
+    }
+
+    /// The same queue waiting at most `wait` for a lock another process
+    /// holds (default [`DEFAULT_LOCK_WAIT`]).
+    #[must_use]
+    pub fn with_lock_wait(mut self, wait: Duration) -> PushQueue {
+        self.lock_wait = wait;
+        self
     }
 
     /// The directory the queue lives in.
@@ -180,17 +212,31 @@ impl PushQueue {
     }
 
     fn lock(&self) -> Result<File> {
-        let file =
-            lock_file(&self.lock).map_err(|e| Error::io(self.lock.display().to_string(), e))?;
+        let file = self
+            .lock_file()
+            .map_err(|e| Error::io(self.lock.display().to_string(), e))?;
+        let file = self.held(file)?;
         self.remove_abandoned_temps();
         Ok(file)
+    }
+
+    // The locked file, or ref_busy when another process kept it.
+    fn held(&self, file: Locked) -> Result<File> {
+        match file {
+            Locked::Held(file) => Ok(file),
+            Locked::Busy => Err(Error::LockBusy {
+                path: self.lock.display().to_string(),
+                waited_ms: u64::try_from(self.lock_wait.as_millis()).unwrap_or(u64::MAX),
+            }),
+        }
     }
 
     // Only a missing directory makes opening the lock file (with create)
     // report NotFound.
     fn lock_if_directory_exists(&self) -> Result<Option<File>> {
-        match lock_file(&self.lock) {
+        match self.lock_file() {
             Ok(file) => {
+                let file = self.held(file)?;
                 self.remove_abandoned_temps();
                 Ok(Some(file))
             }
@@ -229,9 +275,10 @@ impl PushQueue {
     }
 
     fn append(&self, lines: &[u8]) -> io::Result<()> {
-        let mut file = open_regular(
-            owner_only(OpenOptions::new().read(true).append(true).create(true)),
+        let mut file = create_regular(
+            OpenOptions::new().read(true).append(true),
             &self.file,
+            self.sharing,
         )?;
         let mut record = Vec::with_capacity(lines.len() + 1);
         if !ends_with_newline(&mut file)? {
@@ -268,7 +315,8 @@ impl PushQueue {
 
     fn replace(&self, data: &[u8]) -> io::Result<()> {
         let temp = self.directory.join(temp_name()?);
-        let written = write_new_file(&temp, data).and_then(|()| fs::rename(&temp, &self.file));
+        let written =
+            write_new_file(&temp, data, self.sharing).and_then(|()| fs::rename(&temp, &self.file));
         if let Err(e) = written {
             let _ = fs::remove_file(&temp);
             return Err(e);
@@ -277,15 +325,43 @@ impl PushQueue {
     }
 }
 
-fn lock_file(path: &Path) -> io::Result<File> {
-    let file = open_regular(
-        owner_only(OpenOptions::new().read(true).write(true).create(true)),
-        path,
-    )?;
-    match file.lock() {
-        Ok(()) => Ok(file),
-        // WASI has no advisory locks; there the host must serialise access.
-        Err(e) if cfg!(target_os = "wasi") && e.kind() == io::ErrorKind::Unsupported => Ok(file),
+/// A lock file, locked or kept by another process past the wait.
+enum Locked {
+    Held(File),
+    Busy,
+}
+
+impl PushQueue {
+    fn lock_file(&self) -> io::Result<Locked> {
+        let file = create_regular(
+            OpenOptions::new().read(true).write(true),
+            &self.lock,
+            self.sharing,
+        )?;
+        match lock_within(&file, self.lock_wait) {
+            Ok(true) => Ok(Locked::Held(file)),
+            Ok(false) => Ok(Locked::Busy),
+            // WASI has no advisory locks; there the host must serialise access.
+            Err(e) if cfg!(target_os = "wasi") && e.kind() == io::ErrorKind::Unsupported => {
+                Ok(Locked::Held(file))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Opens `path` (never through a symlink), creating it in `sharing`'s mode
+/// when missing.
+fn create_regular(options: &OpenOptions, path: &Path, sharing: Sharing) -> io::Result<File> {
+    let mut create = options.clone();
+    match open_regular(sharing.creating(create.create_new(true)), path) {
+        Ok(file) => {
+            sharing.set_file_mode(&file)?;
+            Ok(file)
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            open_regular(&mut options.clone(), path)
+        }
         Err(e) => Err(e),
     }
 }
@@ -301,8 +377,11 @@ fn ends_with_newline(file: &mut File) -> io::Result<bool> {
     Ok(last[0] == b'\n')
 }
 
-fn write_new_file(path: &Path, data: &[u8]) -> io::Result<()> {
-    let mut file = owner_only(OpenOptions::new().write(true).create_new(true)).open(path)?;
+fn write_new_file(path: &Path, data: &[u8], sharing: Sharing) -> io::Result<()> {
+    let mut file = sharing
+        .creating(OpenOptions::new().write(true).create_new(true))
+        .open(path)?;
+    sharing.set_file_mode(&file)?;
     file.write_all(data)?;
     file.sync_all()
 }
@@ -380,17 +459,6 @@ fn shown(r: &str) -> String {
         end -= 1;
     }
     r[..end].to_owned()
-}
-
-#[cfg(unix)]
-fn owner_only(options: &mut OpenOptions) -> &mut OpenOptions {
-    use std::os::unix::fs::OpenOptionsExt;
-    options.mode(0o600)
-}
-
-#[cfg(not(unix))]
-fn owner_only(options: &mut OpenOptions) -> &mut OpenOptions {
-    options
 }
 
 #[cfg(unix)]

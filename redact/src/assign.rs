@@ -81,6 +81,55 @@ pub fn is_credential_name(name: &str) -> bool {
     !head.is_empty() && head.split('_').any(|seg| DB_WORDS.contains(&seg))
 }
 
+/// The name of a secret in general (not only a database's): ending in
+/// `token`, `secret`, `password`, `passwd`, `api_key`, `access_key`,
+/// `private_key`, `secret_key`, `auth_key` (any case, camelCase, `-`, `.`
+/// or space for `_`), or docker's `auth` and `identitytoken`.
+/// `tokens`, `token_type`, `secret_name`, `password_hash` are not.
+pub fn is_secret_name(name: &str) -> bool {
+    // Keys are many: most are rejected by their last two letters (every
+    // name below ends in `en`, `et`, `rd`, `wd`, `ey` or `th`).
+    let b = name.as_bytes();
+    let tail = match b {
+        [.., x, y] => [x.to_ascii_lowercase(), y.to_ascii_lowercase()],
+        _ => return false,
+    };
+    if !matches!(&tail, b"en" | b"et" | b"rd" | b"wd" | b"ey" | b"th") {
+        return false;
+    }
+    // Lower-case them without separators into a stack buffer (`api_key`,
+    // `apiKey`, `API-KEY` all read `apikey`).
+    let mut buf = [0u8; 64];
+    let mut n = 0;
+    for &c in name.as_bytes() {
+        if matches!(c, b'_' | b'-' | b'.' | b' ') {
+            continue;
+        }
+        if n == buf.len() {
+            return false;
+        }
+        buf[n] = c.to_ascii_lowercase();
+        n += 1;
+    }
+    let key = &buf[..n];
+    if matches!(key, b"auth" | b"identitytoken") {
+        return true;
+    }
+    [
+        &b"token"[..],
+        b"secret",
+        b"password",
+        b"passwd",
+        b"apikey",
+        b"accesskey",
+        b"privatekey",
+        b"secretkey",
+        b"authkey",
+    ]
+    .iter()
+    .any(|w| key.ends_with(w))
+}
+
 /// Lower-case, camelCase split into `_`-separated words, spaces, dashes and
 /// dots turned into `_`.
 fn normalize(name: &str) -> String {
@@ -112,6 +161,61 @@ fn is_name_byte(b: u8) -> bool {
 /// A real secret value: not a placeholder, not a reference, not code.
 pub fn is_secret_value(value: &str) -> bool {
     !is_placeholder(value) && !is_reference(value)
+}
+
+/// A value beside a secret's name (`api_key = …`, `"token": …`) that has
+/// the shape of a secret: not a placeholder or a reference, 8 bytes or
+/// more, and either letters mixed with digits that do not read as an
+/// identifier (`hunter2x`, `Zr8K…`; not `sha256`, `utf8`-style words, nor
+/// `v1.2.3` versions), or hex of 16 or more, a UUID, or 12 digits or more
+/// (the shapes entropy alone can never reach).
+pub fn is_secretish(value: &str) -> bool {
+    let b = value.as_bytes();
+    if b.len() < 8 || !is_secret_value(value) || CODE_WORDS.contains(&value) {
+        return false;
+    }
+    if b[0] == b'/' || b[0] == b'.' || b[0] == b'-' {
+        return false;
+    }
+    // A filler (`0123 0123 …`, `abab…`) is no secret: 5 distinct bytes at least.
+    let mut seen = [false; 256];
+    for &c in b {
+        seen[c as usize] = true;
+    }
+    if seen.iter().filter(|&&x| x).count() < 5 {
+        return false;
+    }
+    let hex = b.iter().all(u8::is_ascii_hexdigit)
+        && b.iter().any(u8::is_ascii_digit)
+        && b.iter().any(u8::is_ascii_alphabetic);
+    let digits = b.iter().all(u8::is_ascii_digit);
+    let uuid = b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                c == b'-'
+            } else {
+                c.is_ascii_hexdigit()
+            }
+        });
+    if uuid || (digits && b.len() >= 12) || (hex && b.len() >= 16) {
+        return true;
+    }
+    let letters = b.iter().filter(|c| c.is_ascii_alphabetic()).count();
+    let numbers = b.iter().filter(|c| c.is_ascii_digit()).count();
+    if letters == 0 || numbers == 0 {
+        return false;
+    }
+    // Words and numbers joined by separators (`my_secret_v2`,
+    // `release-2024-01`): an identifier, not a secret.
+    !value
+        .split(['_', '-', '.', '/', '+', '='])
+        .filter(|seg| !seg.is_empty())
+        .all(|seg| {
+            let s = seg.as_bytes();
+            s.iter().all(u8::is_ascii_digit)
+                || s.iter().all(u8::is_ascii_alphabetic)
+                || (s.len() <= 3 && s[0].is_ascii_alphabetic())
+        })
 }
 
 /// Layer 6 at a password word found at `kw..kw_end`: the value's byte range.
@@ -259,6 +363,62 @@ mod tests {
             }
         }
         None
+    }
+
+    #[test]
+    fn secret_names() {
+        for n in [
+            "token",
+            "GITHUB_TOKEN",
+            "_authToken",
+            "apiKey",
+            "X-Api-Key",
+            "client_secret",
+            "AWS_SECRET_ACCESS_KEY",
+            "password",
+            "auth",
+            "IdentityToken",
+        ] {
+            assert!(is_secret_name(n), "{n}");
+        }
+        for n in [
+            "tokens",
+            "token_type",
+            "secret_name",
+            "password_hash",
+            "author",
+            "key",
+        ] {
+            assert!(!is_secret_name(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn secretish_values() {
+        for v in [
+            "hunter2xyz",
+            "Zr8KpW3xQ7vL2mN9",
+            "3f9c2a7e1b4d8f0a6c5e",
+            "8a1b2c3d-4e5f-6789-abcd-ef0123456789",
+            "123456789012",
+            "s3cr3t-Pa55",
+        ] {
+            assert!(is_secretish(v), "{v}");
+        }
+        for v in [
+            "short1",
+            "not-a-secret-setting",
+            "correct-horse-db",
+            "my_secret_v2",
+            "release-2024-01",
+            "${API_KEY}",
+            "changeme",
+            "xxxxxxxxxxxx",
+            "/run/secrets/x1",
+            "SecretString",
+        ] {
+            assert!(!is_secretish(v), "{v}");
+        }
     }
 
     #[test]

@@ -104,9 +104,39 @@ pub fn find(text: &str, mut found: impl FnMut(usize, usize)) {
             continue;
         }
         if above_threshold(run) && !is_sequence(run) && !is_identifier(run) {
-            found(start, end);
+            // `MY_TOKEN=<secret>`: the name stays (a bare lower-case word
+            // such as `key=` goes with the value, as the Entire CLI has it).
+            match assignment_value(run) {
+                Some(v) if keeps_name(&run[..v - 1]) => {
+                    let value = &run[v..];
+                    if !is_identifier(value) && !is_sequence(value) {
+                        found(start + v, end);
+                    }
+                }
+                _ => found(start, end),
+            }
         }
     }
+}
+
+/// A run that reads `NAME=VALUE` (`NAME` a variable name: a letter or `_`,
+/// then letters, digits, `_`, `-`; a value of 8 bytes or more not starting
+/// with `=`): where the value starts.
+pub fn assignment_value(run: &[u8]) -> Option<usize> {
+    let eq = memchr::memchr(b'=', run)?;
+    let (name, value) = (&run[..eq], &run[eq + 1..]);
+    let first = *name.first()?;
+    let is_name = (first.is_ascii_alphabetic() || first == b'_')
+        && name
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    (is_name && value.len() >= 8 && value[0] != b'=').then_some(eq + 1)
+}
+
+/// The name of an assignment is kept unless it is one lower-case word
+/// (`key`, `token`: the Entire CLI redacts `key=<secret>` whole).
+fn keeps_name(name: &[u8]) -> bool {
+    !name.iter().all(u8::is_ascii_lowercase)
 }
 
 /// Three quarters or more of the neighbouring bytes ascend: an alphabet.

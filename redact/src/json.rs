@@ -7,20 +7,50 @@
 //! the key order and every untouched byte stay as they were, and the result
 //! is valid JSON whenever the input was.
 //!
-//! Skipped: values of keys named `signature`, ending in `id`/`ids`, or
-//! `filepath`, `file_path`, `cwd`, `root`, `directory`, `dir`, `path`
-//! (case-insensitive), and objects whose `type` starts with `image` or is
-//! `base64`. Replaced whole: the string value of a credential-named key
+//! Keys are redacted like values. Skipped: the string value (or the strings
+//! of an array value) of a key named `signature`, `filepath`, `file_path`,
+//! `cwd`, `root`, `directory`, `dir`, `path` (any case) or that is an
+//! identifier (`id`, `*_id`, `*-id`, `*Id`, `*ID` and their plurals: see
+//! [`is_identifier_key`]), and every string of an object whose `type`
+//! starts with `image` or is `base64`; containers under such keys are
+//! walked as usual. A skipped string is still searched for the secrets found
+//! elsewhere in the document: every occurrence of those is redacted.
+//! Replaced whole: the string value of a credential-named key
 //! (`DB_PASSWORD`, `"DB Password"`), and of `password` beside a host and a
 //! user key.
 
 use memchr::memchr;
 
-use crate::assign::is_credential_name;
+use crate::assign::{is_credential_name, is_secret_name, is_secretish};
 use crate::layers::{
-    apply, covered, map_back, merge, Engine, Hit, Known, RuleRef, Span, MAX_ROUNDS,
+    apply, covered, known_spans, map_back, merge, Engine, Hit, Known, RuleRef, Span, MAX_ROUNDS,
 };
+
+/// Keys shorter than this are not scanned by the built-in layers: none of
+/// them finds anything in fewer bytes (the shortest is a credential
+/// assignment such as `DBPWD=x`), and a secret propagated to every
+/// occurrence has 8 bytes at least.
+const MIN_KEY_SCANNED: usize = 7;
 use crate::placeholders::{is_placeholder, is_reference, REDACTED};
+
+/// How a string leaf is redacted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeafKind {
+    /// Every layer runs on it.
+    Scan,
+    /// A key: every layer runs on it (keys of fewer than 7 bytes only when
+    /// the redactor has caller rules or personal data: no built-in layer
+    /// finds anything that short).
+    Key,
+    /// A credential's value: replaced whole.
+    Replace,
+    /// The value of a secret's name (`"api_key"`, `"token"`): replaced
+    /// whole when it has a secret's shape, otherwise scanned.
+    ReplaceSecretish,
+    /// A skipped value (an identifier, a path, a signature, image data):
+    /// only the secrets found elsewhere in the document are redacted in it.
+    Known,
+}
 
 /// A string leaf to redact.
 #[derive(Debug, Clone, Copy)]
@@ -31,8 +61,8 @@ pub struct Leaf {
     pub end: usize,
     /// The content holds escapes.
     pub escaped: bool,
-    /// A credential's value: replaced whole.
-    pub replace: bool,
+    /// How it is redacted.
+    pub kind: LeafKind,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,11 +72,13 @@ enum Role {
     Credential,
     Type,
     Password,
+    SecretNamed,
 }
 
 struct Frame {
     object: bool,
-    skipped: bool,
+    /// An array under a skipped key: its strings are skipped.
+    skip_strings: bool,
     leaves_start: usize,
     type_skip: bool,
     password_leaf: Option<usize>,
@@ -54,12 +86,33 @@ struct Frame {
     has_user: bool,
 }
 
+/// A key that names an identifier: `id`, or a name ending in the word `id`
+/// — after `_`, `-`, `.` or a space in any case (`session_id`, `USER-ID`),
+/// or camelCase `Id`/`ID` after a lower-case letter or a digit
+/// (`sessionId`, `checkpointID`) — or the plural of one (`ids`,
+/// `tool_use_ids`, `userIds`, `userIDs`). `android`, `paid`, `valid`,
+/// `grid`, `uuid`, `PID` are not identifiers.
+pub fn is_identifier_key(key: &str) -> bool {
+    let b = key.as_bytes();
+    let stem = match b {
+        [rest @ .., b'I' | b'i', b'D' | b'd', b's' | b'S'] => &b[..rest.len() + 2],
+        _ => b,
+    };
+    if stem.eq_ignore_ascii_case(b"id") {
+        return true;
+    }
+    match stem {
+        [.., b'_' | b'-' | b'.' | b' ', i, d] => {
+            i.eq_ignore_ascii_case(&b'i') && d.eq_ignore_ascii_case(&b'd')
+        }
+        [.., before, b'I', b'd' | b'D'] => before.is_ascii_lowercase() || before.is_ascii_digit(),
+        _ => false,
+    }
+}
+
 fn classify_key(key: &str) -> (Role, bool, bool) {
     let b = key.as_bytes();
-    let ends_ci = |suffix: &[u8]| {
-        b.len() >= suffix.len() && b[b.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
-    };
-    if ends_ci(b"id") || ends_ci(b"ids") {
+    if is_identifier_key(key) {
         return (Role::Skipped, false, false);
     }
     // Keys are short: lower-case them into a stack buffer and match.
@@ -84,6 +137,7 @@ fn classify_key(key: &str) -> (Role, bool, bool) {
         {
             Role::Credential
         }
+        _ if is_secret_name(key) => Role::SecretNamed,
         _ => Role::Plain,
     };
     (role, host, user)
@@ -200,12 +254,11 @@ fn scan_inner(text: &str, leaves: &mut Vec<Leaf>) -> Option<()> {
     // The role of the value about to be parsed.
     let mut role = Role::Plain;
     'value: loop {
-        let skipped = role == Role::Skipped || stack.last().is_some_and(|f| f.skipped);
         match *b.get(i)? {
             open @ (b'{' | b'[') => {
                 stack.push(Frame {
                     object: open == b'{',
-                    skipped,
+                    skip_strings: role == Role::Skipped && open == b'[',
                     leaves_start: leaves.len(),
                     type_skip: false,
                     password_leaf: None,
@@ -217,7 +270,7 @@ fn scan_inner(text: &str, leaves: &mut Vec<Leaf>) -> Option<()> {
                 if b.get(i) == Some(&close) {
                     // Empty container: handled below as a closing bracket.
                 } else if open == b'{' {
-                    i = key(text, i, &mut stack, &mut role)?;
+                    i = key(text, i, &mut stack, &mut role, leaves)?;
                     continue 'value;
                 } else {
                     role = Role::Plain;
@@ -226,51 +279,34 @@ fn scan_inner(text: &str, leaves: &mut Vec<Leaf>) -> Option<()> {
             }
             b'"' => {
                 let (end, escaped) = string_end(b, i)?;
-                if !skipped {
-                    match role {
-                        Role::Type => {
-                            let value = decode_lossy(&text[i + 1..end], escaped);
-                            if value.starts_with("image") || value == "base64" {
-                                if let Some(f) = stack.last_mut() {
-                                    f.type_skip = true;
-                                }
-                            }
-                            leaves.push(Leaf {
-                                start: i + 1,
-                                end,
-                                escaped,
-                                replace: false,
-                            });
-                        }
-                        Role::Credential => {
-                            leaves.push(Leaf {
-                                start: i + 1,
-                                end,
-                                escaped,
-                                replace: true,
-                            });
-                        }
-                        Role::Password => {
+                let skipped = role == Role::Skipped || stack.last().is_some_and(|f| f.skip_strings);
+                let kind = match role {
+                    _ if skipped => LeafKind::Known,
+                    Role::Type => {
+                        let value = decode_lossy(&text[i + 1..end], escaped);
+                        if value.starts_with("image") || value == "base64" {
                             if let Some(f) = stack.last_mut() {
-                                f.password_leaf = Some(leaves.len());
+                                f.type_skip = true;
                             }
-                            leaves.push(Leaf {
-                                start: i + 1,
-                                end,
-                                escaped,
-                                replace: false,
-                            });
                         }
-                        Role::Plain | Role::Skipped => {
-                            leaves.push(Leaf {
-                                start: i + 1,
-                                end,
-                                escaped,
-                                replace: false,
-                            });
-                        }
+                        LeafKind::Scan
                     }
-                }
+                    Role::Credential => LeafKind::Replace,
+                    Role::SecretNamed => LeafKind::ReplaceSecretish,
+                    Role::Password => {
+                        if let Some(f) = stack.last_mut() {
+                            f.password_leaf = Some(leaves.len());
+                        }
+                        LeafKind::ReplaceSecretish
+                    }
+                    Role::Plain | Role::Skipped => LeafKind::Scan,
+                };
+                leaves.push(Leaf {
+                    start: i + 1,
+                    end,
+                    escaped,
+                    kind,
+                });
                 i = end + 1;
             }
             b't' if b[i..].starts_with(b"true") => i += 4,
@@ -290,7 +326,7 @@ fn scan_inner(text: &str, leaves: &mut Vec<Leaf>) -> Option<()> {
                 b',' => {
                     i = ws(b, i + 1);
                     if frame.object {
-                        i = key(text, i, &mut stack, &mut role)?;
+                        i = key(text, i, &mut stack, &mut role, leaves)?;
                     } else {
                         role = Role::Plain;
                     }
@@ -300,12 +336,15 @@ fn scan_inner(text: &str, leaves: &mut Vec<Leaf>) -> Option<()> {
                     let frame = stack.pop()?;
                     if frame.object {
                         if frame.type_skip {
-                            leaves.truncate(frame.leaves_start);
+                            // Image data: only known secrets, keys included.
+                            for leaf in &mut leaves[frame.leaves_start..] {
+                                leaf.kind = LeafKind::Known;
+                            }
                         } else if let (Some(p), true, true) =
                             (frame.password_leaf, frame.has_host, frame.has_user)
                         {
                             if let Some(leaf) = leaves.get_mut(p) {
-                                leaf.replace = true;
+                                leaf.kind = LeafKind::Replace;
                             }
                         }
                     }
@@ -317,9 +356,16 @@ fn scan_inner(text: &str, leaves: &mut Vec<Leaf>) -> Option<()> {
     }
 }
 
-/// Parses `"key" :` at `i` in the object on top of `stack`; sets the role
-/// of the value that follows and returns where it starts.
-fn key(text: &str, i: usize, stack: &mut [Frame], role: &mut Role) -> Option<usize> {
+/// Parses `"key" :` at `i` in the object on top of `stack`; pushes the key
+/// as a leaf, sets the role of the value that follows and returns where it
+/// starts.
+fn key(
+    text: &str,
+    i: usize,
+    stack: &mut [Frame],
+    role: &mut Role,
+    leaves: &mut Vec<Leaf>,
+) -> Option<usize> {
     let b = text.as_bytes();
     if b.get(i) != Some(&b'"') {
         return None;
@@ -331,6 +377,12 @@ fn key(text: &str, i: usize, stack: &mut [Frame], role: &mut Role) -> Option<usi
         f.has_host |= host;
         f.has_user |= user;
     }
+    leaves.push(Leaf {
+        start: i + 1,
+        end,
+        escaped,
+        kind: LeafKind::Key,
+    });
     *role = r;
     let j = ws(b, end + 1);
     if b.get(j) != Some(&b':') {
@@ -460,26 +512,70 @@ fn unit_edits(engine: &Engine, unit: &str, known: &[Known], secrets: &mut Vec<Kn
     }
     let mut edits = Vec::new();
     let mut pieces = Vec::new();
+    let short_keys = engine.finds_short_secrets();
+    // The known secrets are searched once per leaf in one pass, and a leaf
+    // gets only those it holds: every secret of a document handed to every
+    // leaf would make a document with a secret per object quadratic.
+    let known_ac = if known.len() > 1 {
+        aho_corasick::AhoCorasick::new(known.iter().map(|(s, _)| s.as_bytes())).ok()
+    } else {
+        None
+    };
+    let mut present: Vec<Known> = Vec::new();
     for leaf in leaves {
         let raw = &unit[leaf.start..leaf.end];
+        match leaf.kind {
+            LeafKind::Known if known.is_empty() => continue,
+            LeafKind::Key if raw.len() < MIN_KEY_SCANNED && !short_keys => continue,
+            _ => {}
+        }
         let decoded = if leaf.escaped {
             pieces.clear();
             std::borrow::Cow::Owned(decode(raw, &mut pieces))
         } else {
             std::borrow::Cow::Borrowed(raw)
         };
-        if leaf.replace {
-            if !is_placeholder(&decoded) && !is_reference(&decoded) {
+        let known: &[Known] = match &known_ac {
+            Some(ac) => {
+                let mut ids: Vec<usize> = ac
+                    .find_overlapping_iter(decoded.as_ref())
+                    .map(|m| m.pattern().as_usize())
+                    .collect();
+                ids.sort_unstable();
+                ids.dedup();
+                present.clear();
+                present.extend(ids.into_iter().filter_map(|k| known.get(k).cloned()));
+                &present
+            }
+            None => known,
+        };
+        let spans = match leaf.kind {
+            LeafKind::Replace => {
+                if !is_placeholder(&decoded) && !is_reference(&decoded) {
+                    edits.push(Span {
+                        start: leaf.start,
+                        end: leaf.end,
+                        rule: RuleRef::JsonCredentialField,
+                        replacement: REDACTED,
+                    });
+                }
+                continue;
+            }
+            LeafKind::ReplaceSecretish if is_secretish(&decoded) => {
                 edits.push(Span {
                     start: leaf.start,
                     end: leaf.end,
                     rule: RuleRef::JsonCredentialField,
                     replacement: REDACTED,
                 });
+                continue;
             }
-            continue;
-        }
-        for s in engine.redact_fragment(&decoded, known, secrets) {
+            LeafKind::Known => known_spans(&decoded, known),
+            LeafKind::Scan | LeafKind::Key | LeafKind::ReplaceSecretish => {
+                engine.redact_fragment(&decoded, known, secrets)
+            }
+        };
+        for s in spans {
             let (rs, re) = if leaf.escaped {
                 (raw_start(&pieces, s.start), raw_end(&pieces, s.end))
             } else {
@@ -612,56 +708,110 @@ pub fn redact(engine: &Engine, text: &str) -> Vec<Span> {
     secrets.dedup();
     if !secrets.is_empty() {
         let dirty = dirty_units(text, &secrets, &edits, whole);
-        for (s, e) in dirty.into_iter().rev() {
-            let lo = edits.partition_point(|x| x.end <= s);
-            let hi = edits.partition_point(|x| x.start < e);
-            let mut unit_edits = Vec::new();
-            let mut ignored = Vec::new();
-            redact_unit(
-                engine,
-                &text[s..e],
-                s,
-                &secrets,
-                &mut ignored,
-                &mut unit_edits,
-            );
-            edits.splice(lo..hi, unit_edits);
+        if dirty.is_empty() {
+            return edits;
         }
+        // The edits rebuilt in one forward pass, each dirty unit's own
+        // replacing the old ones inside it (splicing the vector per unit
+        // would be quadratic in a transcript with a secret per line).
+        let old = std::mem::take(&mut edits);
+        let mut next = 0;
+        for ((s, e), present) in dirty {
+            let lo = next + old[next..].partition_point(|x| x.end <= s);
+            edits.extend_from_slice(&old[next..lo]);
+            next = lo + old[lo..].partition_point(|x| x.start < e);
+            // Only the secrets that occur in this unit: passing every
+            // secret of the document to every unit would make a transcript
+            // with a secret per line quadratic.
+            let known: Vec<Known> = present.iter().map(|&k| secrets[k].clone()).collect();
+            let mut ignored = Vec::new();
+            redact_unit(engine, &text[s..e], s, &known, &mut ignored, &mut edits);
+        }
+        edits.extend_from_slice(&old[next..]);
     }
     edits
 }
 
-/// Units holding an occurrence of a known secret outside every edit.
-fn dirty_units(text: &str, secrets: &[Known], edits: &[Span], whole: bool) -> Vec<(usize, usize)> {
+/// A unit (`start..end`) and the indices of the secrets that occur in it.
+type DirtyUnit = ((usize, usize), Vec<usize>);
+
+/// Units holding an occurrence of a known secret outside every edit, each
+/// with the secrets it holds. An occurrence written with JSON escapes the
+/// serializer did not need (`\u0041KIA…`, `https:\/\/…`) counts too: a
+/// unit holding `\u` or `\/` is searched decoded.
+fn dirty_units(text: &str, secrets: &[Known], edits: &[Span], whole: bool) -> Vec<DirtyUnit> {
     let mut patterns: Vec<String> = Vec::new();
-    for (s, _) in secrets {
+    let mut owner: Vec<usize> = Vec::new();
+    for (k, (s, _)) in secrets.iter().enumerate() {
         patterns.push(s.to_string());
+        owner.push(k);
         let escaped = escape_json(s);
         if escaped != **s {
             patterns.push(escaped);
+            owner.push(k);
         }
     }
     let Ok(ac) = aho_corasick::AhoCorasick::new(&patterns) else {
         return Vec::new();
     };
     let b = text.as_bytes();
-    let mut units: Vec<(usize, usize)> = Vec::new();
+    let unit_of = |at: usize| {
+        if whole {
+            (0, text.len())
+        } else {
+            let s = memchr::memrchr(b'\n', &b[..at]).map_or(0, |i| i + 1);
+            let e = memchr(b'\n', &b[at..]).map_or(b.len(), |i| at + i);
+            (s, e)
+        }
+    };
+    let mut units: Vec<DirtyUnit> = Vec::new();
+    let add = |units: &mut Vec<DirtyUnit>, unit: (usize, usize), k: usize| match units
+        .binary_search_by_key(&unit, |u| u.0)
+    {
+        Ok(i) => units[i].1.push(k),
+        Err(i) => units.insert(i, (unit, vec![k])),
+    };
     for m in ac.find_iter(text) {
         let k = edits.partition_point(|x| x.start <= m.start());
         let covered = k > 0 && edits[k - 1].end >= m.end();
         if covered {
             continue;
         }
-        let unit = if whole {
-            (0, text.len())
-        } else {
-            let s = memchr::memrchr(b'\n', &b[..m.start()]).map_or(0, |i| i + 1);
-            let e = memchr(b'\n', &b[m.start()..]).map_or(b.len(), |i| m.start() + i);
-            (s, e)
-        };
-        if units.last() != Some(&unit) {
-            units.push(unit);
+        add(
+            &mut units,
+            unit_of(m.start()),
+            owner[m.pattern().as_usize()],
+        );
+    }
+    // Escapes no serializer needs: search those units decoded.
+    let mut from = 0;
+    let finder = memchr::memmem::Finder::new(b"\\");
+    while let Some(at) = b
+        .get(from..)
+        .and_then(|rest| finder.find(rest))
+        .map(|i| from + i)
+    {
+        let unit = unit_of(at);
+        from = unit.1.max(at + 1);
+        if !matches!(b.get(at + 1), Some(b'u' | b'/')) {
+            // Another escape: look for the next backslash in this unit.
+            from = at + 2;
+            continue;
         }
+        // Only a unit that is JSON has escapes (`decode` wants one).
+        let raw = &text[unit.0..unit.1];
+        if !scan(raw, &mut Vec::new()) {
+            continue;
+        }
+        let mut pieces = Vec::new();
+        let decoded = decode(raw, &mut pieces);
+        for m in ac.find_iter(&decoded) {
+            add(&mut units, unit, owner[m.pattern().as_usize()]);
+        }
+    }
+    for (_, present) in &mut units {
+        present.sort_unstable();
+        present.dedup();
     }
     units
 }
@@ -687,11 +837,26 @@ fn escape_json(s: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The leaves of `text` that are scanned or replaced (keys left out).
     fn leaves(text: &str) -> Option<Vec<(String, bool)>> {
+        all_leaves(text).map(|v| {
+            v.into_iter()
+                .filter(|(_, k)| {
+                    matches!(
+                        k,
+                        LeafKind::Scan | LeafKind::Replace | LeafKind::ReplaceSecretish
+                    )
+                })
+                .map(|(s, k)| (s, k == LeafKind::Replace))
+                .collect()
+        })
+    }
+
+    fn all_leaves(text: &str) -> Option<Vec<(String, LeafKind)>> {
         let mut v = Vec::new();
         scan(text, &mut v).then(|| {
             v.iter()
-                .map(|l| (text[l.start..l.end].to_owned(), l.replace))
+                .map(|l| (text[l.start..l.end].to_owned(), l.kind))
                 .collect()
         })
     }
@@ -734,6 +899,61 @@ mod tests {
             r#"{"session_id":"s","ids":["a"],"filePath":"/x","text":"t","msg":{"type":"image","data":"d"},"src":{"type":"base64","data":"e"}}"#,
         );
         assert_eq!(v, Some(vec![("t".to_owned(), false)]));
+        // Skipped values are kept for the secrets found elsewhere; keys
+        // are leaves too.
+        let all = all_leaves(r#"{"session_id":"s","msg":{"type":"image","data":"d"}}"#);
+        assert_eq!(
+            all,
+            Some(vec![
+                ("session_id".to_owned(), LeafKind::Key),
+                ("s".to_owned(), LeafKind::Known),
+                ("msg".to_owned(), LeafKind::Key),
+                ("type".to_owned(), LeafKind::Known),
+                ("image".to_owned(), LeafKind::Known),
+                ("data".to_owned(), LeafKind::Known),
+                ("d".to_owned(), LeafKind::Known),
+            ])
+        );
+    }
+
+    #[test]
+    fn only_the_string_value_of_a_skipped_key_is_skipped() {
+        // Containers under an identifier key are walked; strings of an
+        // array value are skipped, nested containers are not.
+        let v = leaves(
+            r#"{"id":{"note":"a"},"ids":["b",{"x":"c"},["d"]],"cwd":"e","android":"f","paid":"g","valid":"h","grid":"i","uuid":"j"}"#,
+        );
+        let values: Vec<String> = v.unwrap().into_iter().map(|(s, _)| s).collect();
+        assert_eq!(values, ["a", "c", "d", "f", "g", "h", "i", "j"]);
+    }
+
+    #[test]
+    fn identifier_keys() {
+        for k in [
+            "id",
+            "ID",
+            "Id",
+            "ids",
+            "IDs",
+            "session_id",
+            "SESSION_ID",
+            "tool_use_ids",
+            "sessionId",
+            "checkpointID",
+            "userIds",
+            "userIDs",
+            "user-id",
+            "parent.id",
+            "v2Id",
+        ] {
+            assert!(is_identifier_key(k), "{k}");
+        }
+        for k in [
+            "android", "paid", "valid", "grid", "uuid", "PID", "Android", "squid", "idle", "_id_",
+            "void", "braid", "",
+        ] {
+            assert!(!is_identifier_key(k), "{k}");
+        }
     }
 
     #[test]

@@ -18,7 +18,10 @@ use memchr::memmem;
 use regex_automata::meta::Regex;
 use regex_automata::{Anchored, Input};
 
-use crate::placeholders::{is_placeholder, ADDRESS_LABEL, EMAIL_LABEL, PHONE_LABEL, REDACTED};
+use crate::placeholders::{
+    is_documented_example, is_placeholder, is_placeholder_body, ADDRESS_LABEL, EMAIL_LABEL,
+    PHONE_LABEL, REDACTED,
+};
 use crate::rules::{Anchor, Rule, RULES};
 use crate::text::{at_word_start, scan_back, skip_escape_letter};
 use crate::urls::UrlKind;
@@ -56,6 +59,7 @@ impl RuleRef {
     fn rank(self) -> (u8, u32) {
         match self {
             RuleRef::Custom(i) => (0, i),
+            RuleRef::Token(i) if RULES.get(i as usize).is_some_and(|r| r.generic) => (3, 2 + i),
             RuleRef::Token(i) => (1, i),
             RuleRef::DatabaseUrl => (2, 0),
             RuleRef::DatabaseDsn => (2, 1),
@@ -67,6 +71,21 @@ impl RuleRef {
             RuleRef::Phone => (5, 1),
             RuleRef::Address => (5, 2),
         }
+    }
+
+    /// A finding of this rule is a secret on its own, redacted wherever
+    /// else it occurs in a document: known formats, entropy runs, URLs and
+    /// connection strings with a password, caller rules (known formats are
+    /// propagated by the layer itself).
+    fn propagates(self) -> bool {
+        matches!(
+            self,
+            RuleRef::Custom(_)
+                | RuleRef::Entropy
+                | RuleRef::UrlPassword
+                | RuleRef::DatabaseUrl
+                | RuleRef::DatabaseDsn
+        )
     }
 
     /// The text a finding of this rule is replaced with.
@@ -259,6 +278,12 @@ impl Engine {
             custom,
             personal,
         }
+    }
+
+    /// True when caller rules or personal data may find secrets in a few
+    /// bytes (the built-in layers need 7 at least).
+    pub fn finds_short_secrets(&self) -> bool {
+        !self.custom.is_empty() || self.personal.is_some()
     }
 
     /// The keyword automaton (for the benchmark's floor).
@@ -502,6 +527,27 @@ impl Engine {
         }
         if let Some(secrets) = secrets {
             secrets.extend(found);
+            // Whole secrets found by a layer other than a known format are
+            // redacted at their other occurrences in the document too.
+            // Credential assignment values are not: a database password
+            // that is a plain word must not take that word everywhere.
+            for h in hits.iter() {
+                if !h.rule.propagates() {
+                    continue;
+                }
+                let Some(mut s) = text.get(h.start..h.end) else {
+                    continue;
+                };
+                if h.rule == RuleRef::Entropy {
+                    // `key=<secret>` is one run: the secret is the value.
+                    if let Some(v) = entropy::assignment_value(s.as_bytes()) {
+                        s = &s[v..];
+                    }
+                }
+                if s.len() >= MIN_KNOWN_LEN && !s.contains(REDACTED) {
+                    secrets.push((s.into(), h.rule));
+                }
+            }
         }
     }
 
@@ -517,6 +563,9 @@ impl Engine {
     ) -> Option<Hit> {
         let rule = RULES.get(i as usize)?;
         let bytes = text.as_bytes();
+        if rule.glue_after_keyword && !glue_at(bytes, kw_end) {
+            return None;
+        }
         let start = anchor_start(rule, bytes, kw)?;
         if !text.is_char_boundary(start) || (rule.word_start && !at_word_start(bytes, start)) {
             return None;
@@ -554,8 +603,15 @@ impl Engine {
         if is_placeholder(secret) || rule.check.is_some_and(|check| !check(secret)) {
             return None;
         }
-        // A token whose body after its keyword is a placeholder (`ghp_xxxx…`).
-        if s == kw && kw_end <= e && is_placeholder(&text[kw_end..e]) {
+        // A token whose body after its keyword is a placeholder (`ghp_xxxx…`,
+        // `github_pat_xxxx_xxxx…`, `glsa_AAAA…`), or a documented example
+        // (AWS's `…EXAMPLE`).
+        let body = match (s <= kw && kw_end <= e, kw == s, kw_end == e) {
+            (true, true, false) => &text[kw_end..e],
+            (true, false, true) => &text[s..kw],
+            _ => secret,
+        };
+        if is_placeholder(body) || is_placeholder_body(body) || is_documented_example(secret) {
             return None;
         }
         tried.matched_until.insert(i, m.end());
@@ -565,6 +621,18 @@ impl Engine {
             rule: RuleRef::Token(i),
         })
     }
+}
+
+/// `=` or `:` at `at`, after an optional quote and up to 4 spaces or tabs.
+fn glue_at(bytes: &[u8], mut at: usize) -> bool {
+    if matches!(bytes.get(at), Some(b'"' | b'\'')) {
+        at += 1;
+    }
+    let limit = at + 4;
+    while at < limit && matches!(bytes.get(at), Some(b' ' | b'\t')) {
+        at += 1;
+    }
+    matches!(bytes.get(at), Some(b'=' | b':'))
 }
 
 /// The token rules already tried in one fragment.
@@ -617,6 +685,29 @@ fn anchor_start(rule: &Rule, bytes: &[u8], kw: usize) -> Option<usize> {
         }
         Anchor::Before(n) => kw.checked_sub(n),
     }
+}
+
+/// Every occurrence of the known secrets in `text` (a skipped JSON value),
+/// merged; atomic words respected.
+pub fn known_spans(text: &str, known: &[Known]) -> Vec<Span> {
+    let mut hits = Vec::new();
+    for (secret, rule) in known {
+        if secret.len() > text.len() {
+            continue;
+        }
+        for at in memmem::find_iter(text.as_bytes(), secret.as_bytes()) {
+            hits.push(Hit {
+                start: at,
+                end: at + secret.len(),
+                rule: *rule,
+            });
+        }
+    }
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    respect_atomic_words(text, &mut hits);
+    merge(&mut hits)
 }
 
 /// Drops hits inside an occurrence of `REDACTED` (or a label) and widens

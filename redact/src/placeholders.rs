@@ -49,6 +49,34 @@ pub fn is_placeholder(value: &str) -> bool {
     false
 }
 
+/// The body of a token after its known prefix that stands for one: its
+/// letters and digits are one character repeated (any case: `xxxx_XXXX`,
+/// `aaaa…`, `0000…`), separators (`_`, `-`, `.`, `*`) aside, 4 at least.
+pub fn is_placeholder_body(body: &str) -> bool {
+    let mut chars = body
+        .bytes()
+        .filter(|b| !matches!(b, b'_' | b'-' | b'.' | b'*'))
+        .map(|b| b.to_ascii_lowercase());
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    let mut n = 1;
+    for c in chars {
+        if c != first {
+            return false;
+        }
+        n += 1;
+    }
+    n >= 4 && first.is_ascii_alphanumeric()
+}
+
+/// A key from a provider's documentation, kept as the placeholder it is:
+/// AWS's `AKIAIOSFODNN7EXAMPLE` and `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`
+/// shapes (ending in `EXAMPLE` or `EXAMPLEKEY`).
+pub fn is_documented_example(secret: &str) -> bool {
+    secret.ends_with("EXAMPLE") || secret.ends_with("EXAMPLEKEY")
+}
+
 /// A value that refers to a secret held elsewhere: `$NAME`, `${...}`,
 /// `$(command)`, `{{ template }}`, `%(name)s`, or a format placeholder
 /// (`{}`, `{0}`, `{password}`, `%s`).
@@ -142,6 +170,24 @@ mod tests {
         ] {
             assert!(!is_placeholder(v), "{v:?}");
         }
+    }
+
+    #[test]
+    fn placeholder_bodies_and_documented_examples() {
+        for v in [
+            "xxxx_xxxxxxxx",
+            "XXXXxxxx",
+            "aaaaaaaa",
+            "0000-0000",
+            "x.x.x.x",
+        ] {
+            assert!(is_placeholder_body(v), "{v:?}");
+        }
+        for v in ["", "xxx", "____", "abababab", "7Hq2Lx9V", "aaaaaaab"] {
+            assert!(!is_placeholder_body(v), "{v:?}");
+        }
+        assert!(is_documented_example("AKIAIOSFODNN7EXAMPLE"));
+        assert!(!is_documented_example(concat!("AKIA", "YRWQG5EJLPZLBYNP")));
     }
 
     #[test]

@@ -70,8 +70,7 @@ impl Redactor {
 
     /// [`Redactor::redact_text`], also returning what was replaced.
     pub fn redact_text_with_findings<'a>(&self, text: &'a str) -> Redaction<'a, str> {
-        let mut secrets = Vec::new();
-        let spans = self.engine.redact_fragment(text, &[], &mut secrets);
+        let spans = self.text_spans(text);
         self.finish(text, spans)
     }
 
@@ -89,8 +88,11 @@ impl Redactor {
     }
 
     /// Redacts a file's bytes by its path: `.json`/`.jsonl` JSON-aware,
-    /// other UTF-8 text as text, binary (a NUL byte or invalid UTF-8)
-    /// untouched. Borrows `bytes` back when nothing was replaced.
+    /// other text as text, binary (a NUL byte) untouched. Text that is not
+    /// valid UTF-8 is redacted as text all the same: its invalid sequences
+    /// come back byte for byte (they end words and values, as a space
+    /// would), and a JSONL line holding one is still redacted JSON-aware.
+    /// Borrows `bytes` back when nothing was replaced.
     pub fn redact_blob<'a>(&self, path: &str, bytes: &'a [u8]) -> Cow<'a, [u8]> {
         self.redact_blob_with_findings(path, bytes).output
     }
@@ -101,24 +103,31 @@ impl Redactor {
         path: &str,
         bytes: &'a [u8],
     ) -> Redaction<'a, [u8]> {
-        let Some(text) = blob::as_text(bytes) else {
+        let json = blob::is_json_path(path);
+        let text: Cow<'_, str> = match blob::as_text(bytes) {
+            blob::BlobText::Binary => {
+                return Redaction {
+                    output: Cow::Borrowed(bytes),
+                    findings: Vec::new(),
+                }
+            }
+            blob::BlobText::Text(t) => Cow::Borrowed(t),
+            blob::BlobText::Substituted(t) => Cow::Owned(t),
+        };
+        let spans = if json {
+            json::redact(&self.engine, &text)
+        } else {
+            self.text_spans(&text)
+        };
+        if spans.is_empty() {
             return Redaction {
                 output: Cow::Borrowed(bytes),
                 findings: Vec::new(),
             };
-        };
-        let r = if blob::is_json_path(path) {
-            self.redact_json_with_findings(text)
-        } else {
-            self.redact_text_with_findings(text)
-        };
-        let output = match r.output {
-            Cow::Borrowed(_) => Cow::Borrowed(bytes),
-            Cow::Owned(s) => Cow::Owned(s.into_bytes()),
-        };
+        }
         Redaction {
-            output,
-            findings: r.findings,
+            output: Cow::Owned(blob::apply_bytes(bytes, &spans)),
+            findings: self.findings(&spans),
         }
     }
 
@@ -131,6 +140,27 @@ impl Redactor {
             .map_or(0, |ac| ac.find_iter(text).count())
     }
 
+    /// A text's spans: every layer, then every other occurrence of the
+    /// secrets found (a high-entropy run also inside a longer run, a URL's
+    /// secret repeated), as in a JSON document.
+    fn text_spans(&self, text: &str) -> Vec<Span> {
+        let mut secrets = Vec::new();
+        let spans = self.engine.redact_fragment(text, &[], &mut secrets);
+        secrets.retain(|(s, _)| s.len() >= 8);
+        secrets.sort();
+        secrets.dedup();
+        let uncovered = secrets.iter().any(|(s, _)| {
+            memchr::memmem::find_iter(text.as_bytes(), s.as_bytes()).any(|at| {
+                let k = spans.partition_point(|x| x.start <= at);
+                !(k > 0 && spans[k - 1].end >= at + s.len())
+            })
+        });
+        if !uncovered {
+            return spans;
+        }
+        self.engine.redact_fragment(text, &secrets, &mut Vec::new())
+    }
+
     fn finish<'a>(&self, text: &'a str, spans: Vec<Span>) -> Redaction<'a, str> {
         if spans.is_empty() {
             return Redaction {
@@ -138,18 +168,21 @@ impl Redactor {
                 findings: Vec::new(),
             };
         }
-        let findings = spans
+        Redaction {
+            output: Cow::Owned(apply(text, &spans)),
+            findings: self.findings(&spans),
+        }
+    }
+
+    fn findings(&self, spans: &[Span]) -> Vec<Finding> {
+        spans
             .iter()
             .map(|s| Finding {
                 rule: self.engine.name(s.rule).to_owned(),
                 start: s.start,
                 end: s.end,
             })
-            .collect();
-        Redaction {
-            output: Cow::Owned(apply(text, &spans)),
-            findings,
-        }
+            .collect()
     }
 }
 

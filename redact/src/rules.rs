@@ -46,6 +46,14 @@ pub struct Rule {
     /// The longest match looked for, in bytes (bounds the work per keyword
     /// occurrence, so that redaction stays linear in the input).
     pub max_len: usize,
+    /// A keyword + value rule (a secret's name, then a value of a secret's
+    /// shape): less specific than the other layers, so a finding it shares
+    /// with one of them is named after that one.
+    pub generic: bool,
+    /// The keyword ends the secret's name: its match needs `=` or `:`
+    /// right after it (a quote and a few spaces between allowed), checked
+    /// before the regex runs (most occurrences of `token` are prose).
+    pub glue_after_keyword: bool,
 }
 
 const BASE: Rule = Rule {
@@ -57,6 +65,8 @@ const BASE: Rule = Rule {
     pattern: "",
     check: None,
     max_len: 512,
+    generic: false,
+    glue_after_keyword: false,
 };
 
 /// The glue between a credential's name and its value: an optional closing
@@ -84,6 +94,21 @@ macro_rules! pem {
     };
 }
 
+/// A value next to a secret's name that is one: see
+/// [`crate::assign::is_secretish`].
+fn secretish(s: &str) -> bool {
+    crate::assign::is_secretish(s)
+}
+
+fn not_a_url(s: &str) -> bool {
+    !s.contains("://")
+}
+
+/// A password with no name beside it: digits and letters, or 12 bytes.
+fn password_shaped(s: &str) -> bool {
+    has_digit_and_letter(s) || s.len() >= 12
+}
+
 fn has_digit_and_letter(s: &str) -> bool {
     s.bytes().any(|b| b.is_ascii_digit()) && s.bytes().any(|b| b.is_ascii_alphabetic())
 }
@@ -96,7 +121,8 @@ pub static RULES: &[Rule] = &[
         name: "aws_access_key_id",
         keywords: &["AKIA", "ASIA", "ABIA", "ACCA"],
         word_start: true,
-        pattern: r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?-u:\b)",
+        // Keys glued together (`AKIA…AKIA…`) are one finding.
+        pattern: r"(?:(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})+(?-u:\b)",
         ..BASE
     },
     Rule {
@@ -1043,6 +1069,82 @@ pub static RULES: &[Rule] = &[
         pattern: r"(?i:bearer)[ \t]+([A-Za-z0-9._~+/-]{20,}=*)",
         check: Some(has_digit_and_letter),
         max_len: 8192,
+        ..BASE
+    },
+    // ---- Keyword + value: a secret's name, then a value of a secret's shape
+    Rule {
+        name: "secret_assignment",
+        // The name ends in one of these words; camelCase spelled out (the
+        // keywords are matched as written, also lower, UPPER, Capitalized).
+        keywords: &[
+            "token",
+            "secret",
+            "password",
+            "passwd",
+            "api_key",
+            "api-key",
+            "Api-Key",
+            "apikey",
+            "apiKey",
+            "ApiKey",
+            "access_key",
+            "accessKey",
+            "private_key",
+            "privateKey",
+            "secretKey",
+            "auth_key",
+            "authKey",
+        ],
+        any_case: true,
+        anchor: Anchor::Ident,
+        word_start: true,
+        pattern: concat!(
+            r"(?i:[a-z0-9_-]*(?:token|secret|password|passwd|api[_-]?key|access[_-]?key|private[_-]?key|secret[_-]?key|auth[_-]?key))",
+            assign!(),
+            r#"([A-Za-z0-9_~+/=-]{8,256})(?:["'\s,;}\]\)]|$)"#
+        ),
+        check: Some(secretish),
+        max_len: 384,
+        generic: true,
+        glue_after_keyword: true,
+    },
+    Rule {
+        name: "curl_user_password",
+        keywords: &["curl "],
+        pattern: r#"curl(?:[ \t][^\n|;&]{0,256}?)?[ \t](?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']+:([^\s"']{3,})"#,
+        max_len: 512,
+        ..BASE
+    },
+    Rule {
+        name: "cli_password_option",
+        // wget, httpie-style and most tools: `--password=…`, `--http-password …`.
+        keywords: &["password"],
+        anchor: Anchor::Ident,
+        pattern: r#"--(?:http-|ftp-|proxy-|db-)?password(?:=|[ \t]+)["']?([A-Za-z0-9][^\s"'`]{2,})"#,
+        check: Some(not_a_url),
+        max_len: 320,
+        generic: true,
+        ..BASE
+    },
+    Rule {
+        name: "netrc_password",
+        keywords: &["machine "],
+        pattern: r"machine[ \t]+\S+\s+login[ \t]+\S+\s+password[ \t]+(\S{3,})",
+        check: Some(password_shaped),
+        max_len: 512,
+        ..BASE
+    },
+    Rule {
+        name: "http_authorization_token",
+        // `Authorization: Token …`, `Api-Token …`, or a bare value
+        // (`Bearer` and `Basic` have their own rules).
+        keywords: &["authorization"],
+        any_case: true,
+        pattern: r#"(?i:authorization)["']?[ \t]*[:=][ \t]*["']?(?:(?i:token|api-token|apikey|sso-key|key)[ \t]+)?([A-Za-z0-9._~+/=:-]{16,})"#,
+        check: Some(has_digit_and_letter),
+        max_len: 2048,
+        generic: true,
+        glue_after_keyword: true,
         ..BASE
     },
     Rule {

@@ -11,8 +11,9 @@ fn large_jsonl_equals_line_by_line() {
     let mut size = 0;
     while size < (4 << 20) + 300_000 {
         let line = match i % 500 {
-            // Distinct secrets, so that no secret is shared across lines.
-            0 => format!("{{\"n\":{i},\"text\":\"token ghp_{:036}\"}}", i),
+            // Distinct secrets, so that no secret is shared across lines
+            // (and none all zeros: `ghp_000…` is a placeholder).
+            0 => format!("{{\"n\":{i},\"text\":\"token ghp_{:036}\"}}", i + 1),
             250 => format!("{{\"n\":{i},\"text\":\"DB_PASSWORD=pw{i}x\\nok\"}}"),
             333 => format!("not json DB_PASSWORD=pw{i}y"),
             _ => format!(

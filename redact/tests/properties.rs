@@ -197,7 +197,9 @@ fn check_findings(input: &str, r: &Redaction<'_, str>) -> Result<(), TestCaseErr
     Ok(())
 }
 
-/// The same shape: equal non-string leaves, keys and lengths.
+/// The same shape: equal non-string leaves, keys and lengths. Keys are
+/// redacted like values: a key that changed holds `REDACTED` (or a label),
+/// and keys redacted to the same text count once.
 fn same_shape(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::String(_), Value::String(_)) => true,
@@ -205,13 +207,67 @@ fn same_shape(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_shape(p, q))
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((k1, v1), (k2, v2))| k1 == k2 && same_shape(v1, v2))
+            let redacted = |k: &str| k.contains(REDACTED);
+            if x.keys().all(|k| y.contains_key(k)) && x.len() == y.len() {
+                return x.iter().all(|(k, v)| same_shape(v, &y[k]));
+            }
+            y.len() <= x.len()
+                && y.iter().all(|(k, v)| match x.get(k) {
+                    Some(old) => redacted(k) || same_shape(old, v),
+                    None => redacted(k),
+                })
         }
         _ => a == b,
     }
+}
+
+/// A blob's findings are sorted and disjoint, and replacing each one's
+/// span of the input gives the output: every byte outside them (an
+/// invalid sequence too) is kept.
+fn check_blob_findings(input: &[u8], r: &Redaction<'_, [u8]>) -> Result<(), TestCaseError> {
+    let mut rebuilt: Vec<u8> = Vec::new();
+    let mut at = 0;
+    for f in &r.findings {
+        prop_assert!(f.start >= at && f.start < f.end && f.end <= input.len());
+        rebuilt.extend_from_slice(&input[at..f.start]);
+        let replaced = &r.output[rebuilt.len()..];
+        let word = [EMAIL_LABEL, PHONE_LABEL, ADDRESS_LABEL]
+            .into_iter()
+            .find(|l| replaced.starts_with(l.as_bytes()))
+            .unwrap_or(REDACTED);
+        rebuilt.extend_from_slice(word.as_bytes());
+        at = f.end;
+    }
+    rebuilt.extend_from_slice(&input[at..]);
+    prop_assert_eq!(&rebuilt[..], &*r.output);
+    Ok(())
+}
+
+/// The invalid UTF-8 sequences of `bytes`, in order.
+fn invalid_sequences(bytes: &[u8]) -> Vec<Vec<u8>> {
+    bytes
+        .utf8_chunks()
+        .map(|c| c.invalid().to_vec())
+        .filter(|c| !c.is_empty())
+        .collect()
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// One to three bytes that are not UTF-8 on their own.
+fn invalid_bytes() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        Just(vec![0xe9]),
+        Just(vec![0xff]),
+        Just(vec![0x80]),
+        Just(vec![0xc3]),
+        Just(vec![0xe2, 0x82]),
+        Just(vec![0xf0, 0x9f, 0x98]),
+        Just(vec![0xed, 0xa0, 0x80]),
+        Just(vec![0xe9, 0xe8]),
+    ]
 }
 
 proptest! {
@@ -243,9 +299,57 @@ proptest! {
         let path = if json { "x.jsonl" } else { "x.txt" };
         for r in redactors() {
             let out = r.redact_blob_with_findings(path, &bytes);
-            if bytes.contains(&0) || std::str::from_utf8(&bytes).is_err() {
+            if bytes.contains(&0) {
                 prop_assert_eq!(&*out.output, &bytes[..]);
                 prop_assert!(out.findings.is_empty());
+            } else {
+                check_blob_findings(&bytes, &out)?;
+            }
+        }
+    }
+
+    /// Text with invalid UTF-8 (Latin-1 bytes, stray continuation bytes,
+    /// cut sequences) between the pieces: redacted as text, every invalid
+    /// sequence kept byte for byte and in order, idempotent, and each
+    /// planted secret gone. As JSONL too, the bytes inside the strings.
+    #[test]
+    fn invalid_utf8_is_redacted_as_text(parts in proptest::collection::vec((text(), invalid_bytes()), 0..8), json in any::<bool>()) {
+        let secret = "ghp_7Hq2Lx9Vb4Nc8Rt1Yw5Ze3Ka6Md0Pf2Sg4Jx";
+        let mut bytes = Vec::new();
+        for (t, bad) in &parts {
+            let t = t.replace('\0', "");
+            if json {
+                bytes.extend_from_slice(b"{\"text\":\"");
+                let quoted = serde_json::to_string(&t).unwrap_or_default();
+                bytes.extend_from_slice(&quoted.as_bytes()[1..quoted.len() - 1]);
+                bytes.extend_from_slice(bad);
+                bytes.extend_from_slice(format!(" {secret} ").as_bytes());
+                bytes.extend_from_slice(bad);
+                bytes.extend_from_slice(b"\"}\n");
+            } else {
+                bytes.extend_from_slice(t.as_bytes());
+                bytes.extend_from_slice(bad);
+                bytes.extend_from_slice(format!(" {secret} ").as_bytes());
+                bytes.extend_from_slice(bad);
+            }
+        }
+        let path = if json { "full.jsonl" } else { "notes.txt" };
+        let r = Redactor::default();
+        let found = r.redact_blob_with_findings(path, &bytes);
+        check_blob_findings(&bytes, &found)?;
+        let once = found.output;
+        // The invalid bytes the secrets stand beside are kept (the one a
+        // credential assignment's value starts with is the value's).
+        if !parts.iter().any(|(t, _)| t.contains('=') || t.contains(':')) {
+            prop_assert_eq!(invalid_sequences(&once), invalid_sequences(&bytes));
+        }
+        prop_assert!(!contains(&once, secret.as_bytes()), "{:?}", String::from_utf8_lossy(&once));
+        let twice = r.redact_blob(path, &once);
+        prop_assert_eq!(&*twice, &*once);
+        if json {
+            // Every line is still a JSON object once the bytes are valid.
+            for line in String::from_utf8_lossy(&once).lines() {
+                prop_assert!(serde_json::from_str::<Value>(line).is_ok(), "{}", line);
             }
         }
     }

@@ -53,22 +53,30 @@ mod backfill;
 mod branch_backend;
 mod checkpoint;
 pub mod documents;
+mod git_names;
+mod git_version;
 pub mod layout;
+mod locks;
 pub mod message;
+mod nofollow;
 mod objects;
 mod read;
 pub mod redaction;
+mod ref_store;
 pub mod ref_update;
 mod refs_backend;
 mod remote;
 mod session;
 mod session_write;
 pub mod shadow;
+mod sharing;
 pub mod snapshots;
 mod store;
 mod timestamp;
+mod trust;
 mod undo;
 
+pub use agent_checkpoint_naming::sharing::Sharing;
 pub use backend::Backend;
 pub use branch_backend::BRANCH_REF;
 pub use documents::{
@@ -76,19 +84,20 @@ pub use documents::{
     SessionFilePaths, SessionMetrics, Summary, TaskCheckpoint, TokenUsage,
 };
 pub use objects::FileMode;
-pub use read::{CheckpointInfo, SessionContent};
+pub use read::{CheckpointInfo, Damage, SessionContent};
 pub use redaction::{NoRedaction, Redact};
 pub use remote::{
-    check_remote, FetchOutcome, FetchReport, FetchedRef, LocalCopy, PushProgress, PushReport,
-    RefFailure, RemoteCheckpoint, FETCH_TMP_PREFIX, MAX_PUSH_ROUNDS, PUSH_BATCH,
+    check_remote, FetchOptions, FetchOutcome, FetchReport, FetchedRef, LocalCopy, MissingBlob,
+    PushProgress, PushReport, RefFailure, RemoteCheckpoint, FETCH_TMP_PREFIX, MAX_PUSH_ROUNDS,
+    MAX_SPLIT_PUSHES, PROMISOR_PREFIX,
 };
 pub use session::{validate_segment_id, Author, SessionWrite, TaskInfo, DEFAULT_STRATEGY};
 pub use shadow::{
     CleanedBranch, Condensed, ShadowBranchInfo, ShadowLogQuery, ShadowStep, ShadowStepInfo,
-    StepResult,
+    SkippedFile, StepResult, DEFAULT_MAX_UNTRACKED_BYTES,
 };
 pub use snapshots::{snapshot_ref, SNAPSHOT_REF_PREFIX};
-pub use store::{SessionWritten, Store, StoreOptions};
+pub use store::{SessionWritten, Store, StoreOptions, DEFAULT_LOCK_WAIT, MAX_WAIT_FACTOR};
 pub use timestamp::Timestamp;
 
 /// The README's Rust example, compiled and run as a doctest.

@@ -12,6 +12,7 @@ use gix::objs::tree::{Entry, EntryKind, EntryMode};
 use gix::prelude::Find;
 use gix::ObjectId;
 
+use crate::git_names::{refused, EntryAs};
 use agent_checkpoint::{Error, Result};
 
 /// The mode of a blob in a tree.
@@ -67,17 +68,33 @@ pub(crate) fn write_blob(repo: &gix::Repository, bytes: &[u8]) -> Result<ObjectI
         .map_err(|e| git_error("writing a blob", e))
 }
 
-/// Checks one tree entry name: not empty, `.` or `..`, no `/` or NUL.
+/// Checks one name that becomes a directory in a tree (a task's tool-use
+/// ID, a session's metadata directory): git's rules (see
+/// [`crate::git_names`]), so `git fsck --strict` takes the tree.
+///
+/// # Errors
+/// [`Error::InvalidPath`] saying which rule `name` breaks.
 pub(crate) fn check_name(name: &str) -> Result<()> {
-    if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\0']) {
-        return Err(Error::invalid_path(name, "not a valid tree entry name"));
+    match refused(name.as_bytes(), EntryAs::Dir) {
+        Some(reason) => Err(Error::invalid_path(
+            name,
+            format!("not a valid tree entry name: {reason}"),
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }
 
-/// Splits an in-tree path into its names: relative, no empty, `.` or `..`
-/// segment.
+/// Splits an in-tree path into its names: relative, each directory and the
+/// last name (a file) valid by git's rules (see [`crate::git_names`]).
+///
+/// # Errors
+/// [`Error::InvalidPath`] naming the path and the broken rule.
 pub(crate) fn split_path(path: &str) -> Result<Vec<&str>> {
+    split_path_as(path, EntryAs::File)
+}
+
+/// [`split_path`] for a path whose last name is a `last`.
+pub(crate) fn split_path_as(path: &str, last: EntryAs) -> Result<Vec<&str>> {
     if path.is_empty() || path.starts_with('/') {
         return Err(Error::invalid_path(
             path,
@@ -85,15 +102,46 @@ pub(crate) fn split_path(path: &str) -> Result<Vec<&str>> {
         ));
     }
     let parts: Vec<&str> = path.split('/').collect();
-    for part in &parts {
-        check_name(part).map_err(|_| {
-            Error::invalid_path(
+    for (i, part) in parts.iter().enumerate() {
+        let kind = if i + 1 == parts.len() {
+            last
+        } else {
+            EntryAs::Dir
+        };
+        if let Some(reason) = refused(part.as_bytes(), kind) {
+            return Err(Error::invalid_path(
                 path,
-                "empty, `.` or `..` segments are not allowed in a tree",
-            )
-        })?;
+                format!("segment {part:?} is not allowed in a tree: {reason}"),
+            ));
+        }
     }
     Ok(parts)
+}
+
+/// Why git would refuse the work-tree file `path` (a `mode` blob) in a
+/// tree, if it would: what a shadow step leaves out instead of failing.
+pub(crate) fn git_refuses_path(path: &str, mode: FileMode) -> Option<String> {
+    let last = match mode {
+        FileMode::Symlink => EntryAs::Symlink,
+        FileMode::Regular | FileMode::Executable => EntryAs::File,
+    };
+    split_path_as(path, last).err().map(|e| e.to_string())
+}
+
+/// Leaves out of `edits` (path -> new entry, `None` to remove) every file
+/// git would refuse at its path, naming each in `left_out` (a shadow step
+/// skips such a work-tree file instead of failing).
+pub(crate) fn drop_refused<T>(
+    edits: &mut BTreeMap<String, Option<(FileMode, T)>>,
+    left_out: &mut Vec<String>,
+) {
+    edits.retain(|path, entry| match entry {
+        Some((mode, _)) if git_refuses_path(path, *mode).is_some() => {
+            left_out.push(path.clone());
+            false
+        }
+        _ => true,
+    });
 }
 
 /// Writes a tree of these entries, sorted in git's order (a directory sorts
@@ -137,7 +185,12 @@ impl FlatTree {
     /// # Errors
     /// [`Error::InvalidPath`] for an invalid in-tree path.
     pub(crate) fn insert(&mut self, path: &str, mode: FileMode, oid: ObjectId) -> Result<()> {
-        split_path(path)?;
+        let last = if mode == FileMode::Symlink {
+            EntryAs::Symlink
+        } else {
+            EntryAs::File
+        };
+        split_path_as(path, last)?;
         self.files.insert(path.to_owned(), (mode, oid));
         Ok(())
     }
@@ -258,6 +311,19 @@ pub(crate) fn commit_tree(repo: &gix::Repository, id: &gix::oid, what: &str) -> 
         .map_err(|e| corrupt(format!("{what} ({id})"), e))
 }
 
+/// The abbreviated id `hex` (4 or more hex digits) in the repository's
+/// hash (gitoxide's own parser takes a short prefix for SHA-1).
+pub(crate) fn prefix(repo: &gix::Repository, hex: &str) -> Option<gix::hash::Prefix> {
+    let kind = repo.object_hash();
+    if hex.len() < gix::hash::Prefix::MIN_HEX_LEN || hex.len() > kind.len_in_hex() {
+        return None;
+    }
+    let mut full = hex.to_owned();
+    full.extend(std::iter::repeat_n('0', kind.len_in_hex() - hex.len()));
+    let id = ObjectId::from_hex(full.as_bytes()).ok()?;
+    gix::hash::Prefix::new(&id, hex.len()).ok()
+}
+
 /// Finds `name` among `entries`.
 pub(crate) fn find<'a>(entries: &'a [Entry], name: &str) -> Option<&'a Entry> {
     entries
@@ -283,13 +349,31 @@ mod tests {
     #[test]
     fn path_rules() {
         assert!(split_path("a/b.txt").is_ok());
-        for bad in ["", "/a", "a//b", "a/./b", "a/../b", "a/", ".", ".."] {
+        for bad in [
+            "",
+            "/a",
+            "a//b",
+            "a/./b",
+            "a/../b",
+            "a/",
+            ".",
+            "..",
+            ".git/config",
+            "sub/.GIT/x",
+            "GIT~1/config",
+            ".git /hooks/x",
+            ".gitmodules/x",
+        ] {
             assert_eq!(
                 split_path(bad).unwrap_err().code(),
                 agent_checkpoint::ErrorCode::InvalidPath,
                 "{bad}"
             );
         }
+        assert!(split_path(".gitmodules").is_ok());
+        assert!(git_refuses_path(".gitmodules", FileMode::Symlink).is_some());
+        assert!(git_refuses_path("a/.gitattributes", FileMode::Symlink).is_none());
+        assert!(check_name(".git").is_err() && check_name("toolu_1").is_ok());
         assert_eq!(FileMode::from_permissions(0o755), FileMode::Executable);
         assert_eq!(FileMode::from_permissions(0o644), FileMode::Regular);
     }

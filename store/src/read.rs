@@ -16,9 +16,11 @@ use crate::layout::{chunk_index, LEGACY_TRANSCRIPT_FILE, METADATA_FILE, PROMPT_F
 use crate::objects::{corrupt, find, read_blob, read_tree};
 use crate::ref_update::read_tip;
 use crate::refs_backend;
+use crate::remote::blobs::{blobs, Which};
+use crate::remote::promisor::missing;
 use crate::store::Store;
 use crate::timestamp::Timestamp;
-use agent_checkpoint::{Error, Result};
+use agent_checkpoint::{Error, ErrorCode, Result};
 use agent_checkpoint_naming::id::{validate_checkpoint_id, CheckpointId, IdKind};
 use agent_checkpoint_naming::prompts::split_prompts;
 
@@ -32,8 +34,10 @@ pub struct SessionContent {
     pub metadata_json: String,
     /// The prompts (`prompt.txt` split on the separator; empty without one).
     pub prompts: Vec<String>,
-    /// The transcript, chunks joined (`full.jsonl`, `.001`, ...; else `full.log`).
-    pub transcript: Vec<u8>,
+    /// The transcript, chunks joined (`full.jsonl`, `.001`, ...; else
+    /// `full.log`); `None` when the session was written without one (an
+    /// empty transcript is none, as on write).
+    pub transcript: Option<Vec<u8>>,
 }
 
 /// One checkpoint as [`Store::list`] shows it (serialized with these
@@ -62,6 +66,51 @@ pub struct CheckpointInfo {
     pub files_touched: Vec<String>,
     /// Whether the checkpoint was imported.
     pub imported: bool,
+    /// Why the checkpoint cannot be read, when it cannot (a ref whose name
+    /// is not a valid checkpoint ID, a commit or tree that is missing or
+    /// malformed, a summary without sessions' metadata): then only
+    /// `checkpoint_id` and `backend` say anything. `None` (`null`) for a
+    /// sound checkpoint.
+    pub damaged: Option<Damage>,
+}
+
+/// Why a listed checkpoint cannot be read (serialized as
+/// `{"code": "corrupt_object", "reason": "..."}`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct Damage {
+    /// The stable error code a read of it gives (`corrupt_object`,
+    /// `invalid_checkpoint_id`, ...).
+    #[serde(serialize_with = "code_name")]
+    pub code: ErrorCode,
+    /// The error's message.
+    pub reason: String,
+}
+
+fn code_name<S: serde::Serializer>(c: &ErrorCode, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(c.as_str())
+}
+
+impl CheckpointInfo {
+    /// A checkpoint listed but unreadable: its ID, where, and why.
+    fn damaged(id: &str, backend: Backend, error: &Error) -> CheckpointInfo {
+        CheckpointInfo {
+            checkpoint_id: id.to_owned(),
+            backend,
+            session_ids: Vec::new(),
+            created_at: Timestamp::default(),
+            agent: String::new(),
+            is_task: false,
+            tool_use_id: String::new(),
+            checkpoints_count: 0,
+            files_touched: Vec::new(),
+            imported: false,
+            damaged: Some(Damage {
+                code: error.code(),
+                reason: error.to_string(),
+            }),
+        }
+    }
 }
 
 fn backend_name<S: serde::Serializer>(b: &Backend, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -118,12 +167,9 @@ impl Store {
         let id = validate_checkpoint_id(id)?;
         let repo = self.local();
         let found = self.require(&repo, &id)?;
-        let dir = CheckpointDir::load(
-            &repo,
-            Some(found.tree),
-            &format!("checkpoint {id}"),
-            &self.cache,
-        )?;
+        let what = format!("checkpoint {id}");
+        self.fetch_named(&repo, found.tree, &[METADATA_FILE], &what)?;
+        let dir = CheckpointDir::load(&repo, Some(found.tree), &what, &self.cache)?;
         dir.summary
             .ok_or_else(|| corrupt(format!("checkpoint {id}"), "it has no metadata.json"))
     }
@@ -140,24 +186,24 @@ impl Store {
         let entries = read_tree(&repo, &found.tree, &what)?;
         let entry = find(&entries, METADATA_FILE)
             .ok_or_else(|| corrupt(&what, "it has no metadata.json"))?;
+        self.fetch_blobs(&repo, &[entry.oid])?;
         let bytes = read_blob(&repo, &entry.oid, &what)?;
         Ok(utf8(&bytes, &what)?.to_owned())
     }
 
     /// Session `index` (0-based) of checkpoint `id`: metadata, prompts and
-    /// the transcript.
+    /// the transcript (`None` for a session written without one: its
+    /// prompts and metadata read back all the same).
     ///
     /// # Errors
-    /// `not_found` for a missing checkpoint or index; `no_transcript` when
-    /// the session has none; `corrupt_object`.
+    /// `not_found` for a missing checkpoint or index; `corrupt_object`.
+    ///
+    /// After a treeless fetch, the session's blobs that are not here
+    /// (transcript chunks, prompts) are fetched first, together in one
+    /// `git fetch` from the promisor remote; offline that is
+    /// `remote_unreachable`.
     pub fn read_session(&self, id: &str, index: usize) -> Result<SessionContent> {
-        let content = self.session(id, index)?;
-        if content.transcript.is_empty() {
-            return Err(Error::NoTranscript {
-                what: format!("session {index} of checkpoint {id}"),
-            });
-        }
-        Ok(content)
+        self.session(id, index, true)
     }
 
     /// The metadata of session `index` of checkpoint `id` (no transcript needed).
@@ -165,14 +211,17 @@ impl Store {
     /// # Errors
     /// `not_found` for a missing checkpoint or index; `corrupt_object`.
     pub fn read_session_metadata(&self, id: &str, index: usize) -> Result<Metadata> {
-        self.session(id, index).map(|c| c.metadata)
+        self.session(id, index, false).map(|c| c.metadata)
     }
 
-    fn session(&self, id: &str, index: usize) -> Result<SessionContent> {
+    /// Session `index` of checkpoint `id`; its prompts and transcript only
+    /// when `content` (else they are left empty, and never fetched).
+    fn session(&self, id: &str, index: usize, content: bool) -> Result<SessionContent> {
         let id = validate_checkpoint_id(id)?;
         let repo = self.local();
         let found = self.require(&repo, &id)?;
         let what = format!("checkpoint {id}");
+        self.fetch_named(&repo, found.tree, &[METADATA_FILE], &what)?;
         let dir = CheckpointDir::load(&repo, Some(found.tree), &what, &self.cache)?;
         if index >= dir.session_count() {
             return Err(Error::NotFound {
@@ -186,8 +235,23 @@ impl Store {
         let entries = read_tree(&repo, &slot, &what)?;
         let meta = find(&entries, METADATA_FILE)
             .ok_or_else(|| corrupt(&what, "it has no metadata.json"))?;
+        // What this read will read, fetched together when missing.
+        let wanted: Vec<ObjectId> = entries
+            .iter()
+            .filter(|e| !e.mode.is_tree() && (content || e.oid == meta.oid))
+            .map(|e| e.oid)
+            .collect();
+        self.fetch_blobs(&repo, &wanted)?;
         let metadata_json = utf8(&read_blob(&repo, &meta.oid, &what)?, &what)?.to_owned();
         let metadata = Metadata::from_json(&metadata_json, &format!("{what}/metadata.json"))?;
+        if !content {
+            return Ok(SessionContent {
+                metadata,
+                metadata_json,
+                prompts: Vec::new(),
+                transcript: None,
+            });
+        }
         let prompts = match find(&entries, PROMPT_FILE) {
             Some(p) => split_prompts(&String::from_utf8_lossy(&read_blob(&repo, &p.oid, &what)?)),
             None => Vec::new(),
@@ -196,38 +260,128 @@ impl Store {
             metadata,
             metadata_json,
             prompts,
-            transcript: transcript(&repo, &entries, &what)?,
+            transcript: Some(transcript(&repo, &entries, &what)?).filter(|t| !t.is_empty()),
         })
     }
 
     /// Every local checkpoint: the refs `parse_ref` accepts and the legacy
     /// checkpoints on the v1 branch (a ref wins over the branch for one ID),
-    /// newest first (by the last session's `created_at`, then ID).
+    /// newest first (by the last session's `created_at`, then ID). One that
+    /// cannot be read (a teammate's malformed ref, a commit with an empty
+    /// tree) is listed with `CheckpointInfo::damaged` saying why, after
+    /// the sound ones; it never ends the listing.
     ///
     /// # Errors
-    /// `corrupt_object` when a checkpoint cannot be read.
+    /// `corrupt_object` when the ref store or the v1 branch's own trees
+    /// cannot be read.
     pub fn list(&self) -> Result<Vec<CheckpointInfo>> {
         let repo = self.local();
         let mut all: BTreeMap<String, CheckpointInfo> = BTreeMap::new();
+        // The trees of checkpoints that did not read: their documents may
+        // be on the remote still (a treeless fetch git ran by itself).
+        let mut unread: Vec<(String, Backend, ObjectId)> = Vec::new();
         for (id, tip) in refs_backend::list(&repo)? {
-            let what = format!("checkpoint {id}");
-            let tree = refs_backend::checkpoint_tree(&repo, tip, &what)?;
-            let info = describe(&self.cache, &repo, &id, tree, Backend::GitRefs)?;
+            let mut tree = None;
+            let info = validate_checkpoint_id(&id)
+                .and_then(|_| {
+                    let tip = tip?;
+                    let what = format!("checkpoint {id}");
+                    let t = refs_backend::checkpoint_tree(&repo, tip, &what)?;
+                    tree = Some(t);
+                    describe(&self.cache, &repo, &id, t, Backend::GitRefs)
+                })
+                .unwrap_or_else(|e| {
+                    if let Some(t) = tree {
+                        unread.push((id.clone(), Backend::GitRefs, t));
+                    }
+                    CheckpointInfo::damaged(&id, Backend::GitRefs, &e)
+                });
             all.insert(id, info);
         }
         if let Some(tip) = read_tip(&repo, BRANCH_REF)? {
             for (id, tree) in branch_backend::walk(&repo, tip)? {
                 if let std::collections::btree_map::Entry::Vacant(slot) = all.entry(id) {
-                    let info = describe(&self.cache, &repo, slot.key(), tree, Backend::GitBranch)?;
+                    let info = describe(&self.cache, &repo, slot.key(), tree, Backend::GitBranch)
+                        .unwrap_or_else(|e| {
+                            unread.push((slot.key().clone(), Backend::GitBranch, tree));
+                            CheckpointInfo::damaged(slot.key(), Backend::GitBranch, &e)
+                        });
                     slot.insert(info);
                 }
             }
         }
+        self.describe_fetched(&repo, unread, &mut all);
         let mut list: Vec<CheckpointInfo> = all.into_values().collect();
         list.sort_by(|a, b| {
-            (b.created_at, &b.checkpoint_id).cmp(&(a.created_at, &a.checkpoint_id))
+            (a.damaged.is_some().cmp(&b.damaged.is_some())).then_with(|| {
+                (b.created_at, &b.checkpoint_id).cmp(&(a.created_at, &a.checkpoint_id))
+            })
         });
         Ok(list)
+    }
+}
+
+impl Store {
+    /// Fetches the documents of the checkpoints `unread` lacks (all of
+    /// them in one `git fetch` from the promisor remotes) and describes
+    /// those checkpoints again; when the fetch fails (offline), each one
+    /// missing a document is listed as damaged with that error
+    /// (`remote_unreachable`). Nothing runs when no document is missing.
+    fn describe_fetched(
+        &self,
+        repo: &gix::Repository,
+        unread: Vec<(String, Backend, ObjectId)>,
+        all: &mut BTreeMap<String, CheckpointInfo>,
+    ) {
+        let mut lacking = Vec::new();
+        let mut docs = Vec::new();
+        for (id, backend, tree) in unread {
+            let what = format!("checkpoint {id}");
+            let Ok(found) = blobs(repo, tree, Which::Documents, &what) else {
+                continue;
+            };
+            let oids: Vec<ObjectId> = found.into_iter().map(|(_, oid)| oid).collect();
+            let absent = missing(repo, &oids);
+            if !absent.is_empty() {
+                docs.extend(absent);
+                lacking.push((id, backend, tree));
+            }
+        }
+        if lacking.is_empty() {
+            return;
+        }
+        let fetched = self.fetch_blobs(repo, &docs);
+        for (id, backend, tree) in lacking {
+            let info = match &fetched {
+                Ok(_) => describe(&self.cache, repo, &id, tree, backend)
+                    .unwrap_or_else(|e| CheckpointInfo::damaged(&id, backend, &e)),
+                Err(e) => CheckpointInfo::damaged(&id, backend, e),
+            };
+            all.insert(id, info);
+        }
+    }
+
+    /// Fetches the blobs named `names` in the tree `tree` when they are
+    /// missing (after a treeless fetch), together.
+    ///
+    /// # Errors
+    /// `corrupt_object` for an unreadable tree; `remote_unreachable` /
+    /// `auth_failed` when they cannot be fetched.
+    fn fetch_named(
+        &self,
+        repo: &gix::Repository,
+        tree: ObjectId,
+        names: &[&str],
+        what: &str,
+    ) -> Result<()> {
+        let entries = read_tree(repo, &tree, what)?;
+        let oids: Vec<ObjectId> = names
+            .iter()
+            .filter_map(|n| find(&entries, n))
+            .filter(|e| !e.mode.is_tree())
+            .map(|e| e.oid)
+            .collect();
+        self.fetch_blobs(repo, &oids).map(|_| ())
     }
 }
 
@@ -263,6 +417,7 @@ fn describe(
         checkpoints_count: summary.checkpoints_count,
         files_touched: summary.files_touched.unwrap_or_default(),
         imported: summary.imported,
+        damaged: None,
     };
     for slot in 0..count {
         let meta = dir

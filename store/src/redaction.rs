@@ -28,18 +28,23 @@ pub trait Redact: Send + Sync {
     fn json<'a>(&self, json: &'a str) -> Cow<'a, str>;
 
     /// Redacts one file of a session's metadata directory, by its path:
-    /// `.json` / `.jsonl` (any case) JSON-aware, other UTF-8 text as text,
-    /// binary (a NUL byte or invalid UTF-8) as is. The default does exactly
-    /// that with [`Redact::json`] and [`Redact::text`].
+    /// `.json` / `.jsonl` (any case) JSON-aware, other text as text, binary
+    /// (a NUL byte) as is. Text that is not valid UTF-8 is still redacted:
+    /// the default redacts each of its valid stretches on its own as text
+    /// (JSON-aware for the valid lines of a JSON path) and keeps every
+    /// invalid sequence byte for byte; the default redactor does better
+    /// (its lines stay JSON-aware, see
+    /// [`agent_checkpoint_redact::Redactor::redact_blob`]).
     fn blob<'a>(&self, path: &str, bytes: &'a [u8]) -> Cow<'a, [u8]> {
         if bytes.contains(&0) {
             return Cow::Borrowed(bytes);
         }
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            return Cow::Borrowed(bytes);
-        };
         let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-        let redacted = if name.ends_with(".json") || name.ends_with(".jsonl") {
+        let json = name.ends_with(".json") || name.ends_with(".jsonl");
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return redact_invalid_utf8(self, json, bytes);
+        };
+        let redacted = if json {
             self.json(text)
         } else {
             self.text(text)
@@ -48,6 +53,43 @@ pub trait Redact: Send + Sync {
             Cow::Borrowed(_) => Cow::Borrowed(bytes),
             Cow::Owned(s) => Cow::Owned(s.into_bytes()),
         }
+    }
+}
+
+/// [`Redact::blob`]'s default for text with invalid UTF-8: line by line,
+/// a valid line as a whole (JSON-aware when `json`), a line with invalid
+/// bytes stretch by stretch as text, the invalid bytes and the line ends
+/// kept.
+fn redact_invalid_utf8<'a, R: Redact + ?Sized>(
+    r: &R,
+    json: bool,
+    bytes: &'a [u8],
+) -> Cow<'a, [u8]> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut changed = false;
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        let (body, end) = match line.strip_suffix(b"\n") {
+            Some(body) => (body, &b"\n"[..]),
+            None => (line, &b""[..]),
+        };
+        if let Ok(text) = std::str::from_utf8(body) {
+            let red = if json { r.json(text) } else { r.text(text) };
+            changed |= matches!(red, Cow::Owned(_));
+            out.extend_from_slice(red.as_bytes());
+        } else {
+            for chunk in body.utf8_chunks() {
+                let red = r.text(chunk.valid());
+                changed |= matches!(red, Cow::Owned(_));
+                out.extend_from_slice(red.as_bytes());
+                out.extend_from_slice(chunk.invalid());
+            }
+        }
+        out.extend_from_slice(end);
+    }
+    if changed {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(bytes)
     }
 }
 
@@ -160,6 +202,12 @@ mod tests {
         // JSON paths go through `json` (which `Upper` leaves alone).
         assert_eq!(&*Upper.blob("a/full.JSONL", b"{}"), b"{}");
         assert_eq!(&*Upper.blob("bin", b"a\0b"), b"a\0b");
-        assert_eq!(&*Upper.blob("bin", &[0xff, b'a']), &[0xff, b'a']);
+        // Invalid UTF-8 is text: its valid stretches are redacted, the
+        // invalid bytes kept.
+        assert_eq!(&*Upper.blob("log", &[0xff, b'a']), &[0xff, b'A']);
+        assert_eq!(
+            &*Upper.blob("a.jsonl", b"{\"a\":1}\nx\xe9y\n"),
+            b"{\"a\":1}\nX\xe9Y\n"
+        );
     }
 }

@@ -5,8 +5,8 @@
 //! (`flock`, released when the holder exits, even by SIGKILL), then makes
 //! up to [`MAX_ATTEMPTS`] attempts, each reading the fresh tip, rebuilding
 //! its commit on it and moving the ref with an expected previous value
-//! (compare-and-swap, inside one gix ref transaction with any companion
-//! refs). A lost race backs off 1-9 ms (1-17 ms after the fifth attempt).
+//! (compare-and-swap, inside one ref transaction with any companion refs,
+//! made by `ref_store` in the repository's ref format). A lost race backs off 1-9 ms (1-17 ms after the fifth attempt).
 //! Nothing moves unless every ref of the transaction still holds the value
 //! the attempt was built on, so a failed write leaves every ref as it was.
 //!
@@ -16,15 +16,13 @@
 //! [`ABANDONED_GIT_LOCK_AGE`] removes it: git programs hold ref locks for
 //! milliseconds, so a lock that old was left by a dead process.
 
-use std::fs::{DirBuilder, File, OpenOptions};
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
-use gix::refs::{FullName, Target};
 use gix::ObjectId;
 
-use crate::objects::{corrupt, git_error};
+use crate::ref_store::{self, Edit, Expected, Outcome};
 use agent_checkpoint::{Error, Result};
 
 /// Compare-and-swap attempts before a write gives up with `ref_busy`.
@@ -58,40 +56,55 @@ pub(crate) struct RefLock {
     _file: File,
 }
 
-/// Takes the exclusive lock of `ref_name`, waiting for its holder.
+/// Takes the exclusive lock of `ref_name`, waiting for its holder at most
+/// the store's lock wait (default 10 s).
 pub(crate) fn lock(common_dir: &Path, ref_name: &str) -> Result<RefLock> {
     lock_file(&lock_path(common_dir, ref_name))
 }
 
-/// Takes the exclusive lock on the file `path` (created, with its directory
-/// at mode 0750, when missing), waiting for its holder.
+/// Takes the exclusive lock on the file `path` (`<common-dir>/<dir>/<file>`;
+/// the file and its directory are created when missing, in the
+/// repository's sharing mode: owner-only unless `core.sharedRepository`
+/// says otherwise), waiting for its holder at most the lock wait of the
+/// store that opened the repository.
+///
+/// # Errors
+/// [`Error::LockBusy`] (code `ref_busy`, naming `path`) when another
+/// process kept the lock for the whole wait; an I/O error.
 pub(crate) fn lock_file(path: &Path) -> Result<RefLock> {
-    let open = || {
-        OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(path)
-    };
-    let file = match open() {
-        Ok(file) => file,
+    use agent_checkpoint_naming::lock_wait::lock_within;
+    let policy = crate::locks::policy_of_lock(path);
+    let io = |p: &Path, e: std::io::Error| Error::io(p.display().to_string(), e);
+    let dir = path.parent().unwrap_or(path);
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| io(path, std::io::Error::from(std::io::ErrorKind::InvalidInput)))?;
+    // Never through a symlink, never a FIFO (see crate::nofollow).
+    let dir_fd = match crate::nofollow::Dir::open(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let dir = path.parent().unwrap_or(path);
-            let mut builder = DirBuilder::new();
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o750);
-            match builder.create(dir) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(Error::io(dir.display().to_string(), e)),
-            }
-            open().map_err(|e| Error::io(path.display().to_string(), e))?
+            policy.sharing.create_dir(dir).map_err(|e| io(dir, e))?;
+            crate::nofollow::Dir::open(dir)
         }
-        Err(e) => return Err(Error::io(path.display().to_string(), e)),
-    };
-    file.lock()
-        .map_err(|e| Error::io(path.display().to_string(), e))?;
-    Ok(RefLock { _file: file })
+        other => other,
+    }
+    .map_err(|e| io(dir, e))?;
+    let file = dir_fd
+        .open_file(
+            name,
+            true,
+            crate::nofollow::Create::IfMissing,
+            policy.sharing,
+        )
+        .map_err(|e| io(path, e))?;
+    match lock_within(&file, policy.wait) {
+        Ok(true) => Ok(RefLock { _file: file }),
+        Ok(false) => Err(Error::LockBusy {
+            path: path.display().to_string(),
+            waited_ms: u64::try_from(policy.wait.as_millis()).unwrap_or(u64::MAX),
+        }),
+        Err(e) => Err(Error::io(path.display().to_string(), e)),
+    }
 }
 
 /// The commit a ref points at, `None` when it does not exist.
@@ -99,19 +112,7 @@ pub(crate) fn lock_file(path: &Path) -> Result<RefLock> {
 /// # Errors
 /// [`Error::CorruptObject`] for a symbolic or unreadable ref.
 pub(crate) fn read_tip(repo: &gix::Repository, ref_name: &str) -> Result<Option<ObjectId>> {
-    let found = repo
-        .try_find_reference(ref_name)
-        .map_err(|e| corrupt(format!("ref {ref_name:?}"), e))?;
-    match found {
-        None => Ok(None),
-        Some(r) => match r.target().try_id() {
-            Some(id) => Ok(Some(id.to_owned())),
-            None => Err(corrupt(
-                format!("ref {ref_name:?}"),
-                "is symbolic, not a commit",
-            )),
-        },
-    }
+    ref_store::read_tip(repo, ref_name)
 }
 
 /// A ref edit moving `ref_name` from `expected` (`None`: must not exist) to `new`.
@@ -120,33 +121,18 @@ pub(crate) fn cas_edit(
     expected: Option<ObjectId>,
     new: ObjectId,
     log: &str,
-) -> Result<RefEdit> {
-    let name = FullName::try_from(ref_name).map_err(|e| Error::InvalidRefName {
-        name: ref_name.to_owned(),
-        reason: e.to_string(),
-    })?;
-    Ok(RefEdit {
-        change: Change::Update {
-            log: LogChange {
-                mode: RefLog::AndReference,
-                force_create_reflog: false,
-                message: log.into(),
-            },
-            expected: match expected {
-                Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
-                None => PreviousValue::MustNotExist,
-            },
-            new: Target::Object(new),
-        },
-        name,
-        deref: false,
-    })
+) -> Result<Edit> {
+    let expected = match expected {
+        Some(old) => Expected::Is(old),
+        None => Expected::Absent,
+    };
+    Edit::update(ref_name, expected, new, log)
 }
 
 /// What one attempt proposes: the ref edits (the locked ref's first) and
 /// the value the write returns when they land.
 pub(crate) struct Proposal<T> {
-    pub edits: Vec<RefEdit>,
+    pub edits: Vec<Edit>,
     pub value: T,
 }
 
@@ -154,7 +140,9 @@ pub(crate) struct Proposal<T> {
 /// [`MAX_ATTEMPTS`] times; `build` gets the ref's fresh tip each time.
 ///
 /// # Errors
-/// What `build` returns; [`Error::RefBusy`] when every attempt lost.
+/// What `build` returns; [`Error::RefBusy`] when every attempt lost; an
+/// I/O error naming a git lock file that was in the way of the last
+/// attempt and is not abandoned (see [`clear_abandoned_git_locks`]).
 pub(crate) fn update<T>(
     repo: &gix::Repository,
     common_dir: &Path,
@@ -163,45 +151,47 @@ pub(crate) fn update<T>(
     mut build: impl FnMut(Option<ObjectId>) -> Result<Proposal<T>>,
 ) -> Result<T> {
     let _lock = lock(common_dir, ref_name)?;
-    let mut time_buf = gix::date::parse::TimeBuf::default();
-    let who = committer.to_ref(&mut time_buf);
+    let mut held = Vec::new();
     for attempt in 1..=MAX_ATTEMPTS {
         let tip = read_tip(repo, ref_name)?;
         let proposal = build(tip)?;
-        let names: Vec<String> = proposal
-            .edits
-            .iter()
-            .map(|e| e.name.as_bstr().to_string())
-            .collect();
-        match repo.edit_references_as(proposal.edits, Some(who)) {
-            Ok(_) => return Ok(proposal.value),
-            Err(e) if lost_race(&e) => {
-                if e.is_retryable() {
-                    clear_abandoned_git_locks(common_dir, &names);
-                }
-                backoff(attempt)?;
+        held = match ref_store::apply(repo, &proposal.edits, committer)? {
+            Outcome::Done => return Ok(proposal.value),
+            Outcome::Moved => Vec::new(),
+            Outcome::Locked(held) => {
+                let names: Vec<String> = proposal.edits.iter().map(|e| e.name.clone()).collect();
+                clear_abandoned_git_locks(common_dir, &names);
+                held
             }
-            Err(e) => return Err(git_error(format!("updating {ref_name:?}"), e)),
-        }
+        };
+        backoff(attempt)?;
     }
-    Err(Error::RefBusy {
-        name: ref_name.to_owned(),
-        attempts: MAX_ATTEMPTS,
-    })
+    Err(gave_up(ref_name, &held))
 }
 
-/// A ref that moved (`Conflict`), vanished (`NotFound`) or whose git lock
-/// file is held by another program (`Retryable`).
-pub(crate) fn lost_race(e: &gix::Error) -> bool {
-    use gix::error::Class;
-    matches!(
-        e.dominant_class(),
-        Some(Class::Conflict | Class::Retryable | Class::NotFound)
-    )
+/// The error of a compare-and-swap loop that lost every attempt: a
+/// repository-wide git lock file (`packed-refs.lock`, reftable's
+/// `tables.list.lock`) in the way of the last one, by path, if one still
+/// is; else `ref_busy` (the ref moved, or another program holds its lock).
+pub(crate) fn gave_up(ref_name: &str, held: &[PathBuf]) -> Error {
+    let global = |p: &&PathBuf| {
+        p.file_name()
+            .is_some_and(|n| n == "packed-refs.lock" || n == "tables.list.lock")
+            && p.is_file()
+    };
+    match held.iter().find(global) {
+        Some(path) => ref_store::lock_held(path),
+        None => Error::RefBusy {
+            name: ref_name.to_owned(),
+            attempts: MAX_ATTEMPTS,
+        },
+    }
 }
 
 /// Removes the git lock files of `names` that are older than
-/// [`ABANDONED_GIT_LOCK_AGE`] (best effort).
+/// [`ABANDONED_GIT_LOCK_AGE`] (best effort). Only a ref's own lock: the
+/// repository-wide ones (`packed-refs.lock`, reftable's `tables.list.lock`)
+/// are git's to judge, and a write they block reports them by path.
 pub(crate) fn clear_abandoned_git_locks(common_dir: &Path, names: &[String]) {
     for name in names {
         let lock = common_dir.join(format!("{name}.lock"));

@@ -9,10 +9,10 @@ use std::path::Path;
 use gix::ObjectId;
 
 use crate::objects::{commit_tree, corrupt};
+use crate::ref_store::{self, Value};
 use agent_checkpoint::Result;
 use agent_checkpoint_naming::id::CheckpointId;
 use agent_checkpoint_naming::refs::{parse_ref, ref_name, CHECKPOINT_REF_PREFIX};
-use agent_checkpoint_naming::PushQueue;
 
 /// The ref of checkpoint `id`.
 pub(crate) fn ref_for(id: &CheckpointId) -> Result<String> {
@@ -31,25 +31,26 @@ pub(crate) fn checkpoint_tree(
 /// Enqueues `ref_name` for push; a queue failure does not fail the write
 /// (the ref is re-discovered by the next push).
 pub(crate) fn enqueue(common_dir: &Path, ref_name: &str) {
-    let _ = PushQueue::new(common_dir).enqueue(ref_name);
+    let _ = crate::locks::push_queue(common_dir).enqueue(ref_name);
 }
 
-/// Every checkpoint ref `parse_ref` accepts, with its ID and tip.
-pub(crate) fn list(repo: &gix::Repository) -> Result<Vec<(String, ObjectId)>> {
-    let platform = repo.references().map_err(|e| corrupt("the ref store", e))?;
-    let iter = platform
-        .prefixed(CHECKPOINT_REF_PREFIX)
-        .map_err(|e| corrupt("the ref store", e))?;
+/// Every checkpoint ref `parse_ref` accepts, with its ID and its tip, or
+/// the error of a ref that names no commit (a symbolic ref): one such ref
+/// is that checkpoint's damage, never the end of the listing.
+///
+/// # Errors
+/// [`Error::CorruptObject`](agent_checkpoint::Error::CorruptObject) when
+/// the ref store itself cannot be read.
+pub(crate) fn list(repo: &gix::Repository) -> Result<Vec<(String, Result<ObjectId>)>> {
     let mut out = Vec::new();
-    for r in iter {
-        let r = r.map_err(|e| corrupt("a checkpoint ref", e))?;
-        let name = r.name().as_bstr().to_string();
+    for (name, value) in ref_store::list(repo, CHECKPOINT_REF_PREFIX)? {
         let Some(id) = parse_ref(&name) else { continue };
-        let Some(tip) = r.target().try_id().map(ToOwned::to_owned) else {
-            return Err(corrupt(
+        let tip = match value {
+            Value::Object(tip) => Ok(tip),
+            _ => Err(corrupt(
                 format!("ref {name:?}"),
                 "is symbolic, not a commit",
-            ));
+            )),
         };
         out.push((id, tip));
     }

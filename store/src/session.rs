@@ -4,6 +4,7 @@
 use serde::Deserialize;
 
 use crate::documents::{Attribution, SessionMetrics, Summary, TokenUsage};
+use crate::git_names::EntryAs;
 use crate::timestamp::Timestamp;
 use agent_checkpoint::{Error, Result};
 
@@ -330,7 +331,9 @@ impl SessionWrite {
 }
 
 /// Checks an ID that becomes a tree path segment or a trailer value: not
-/// empty, no `/` or `\`, no `..`, no control characters.
+/// empty, no `/` or `\`, no `..`, no control characters, and a name git
+/// takes for a directory (never `.git`, `.gitmodules` or `.gitattributes`
+/// in any spelling HFS+ or NTFS would open as one, at most 4,096 bytes).
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming `name`.
@@ -345,6 +348,13 @@ pub fn validate_segment_id(name: &str, value: &str) -> Result<()> {
         "must not contain control characters"
     } else if value == "." {
         "must not be `.`"
+    } else if let Some(reason) = crate::git_names::refused(value.as_bytes(), EntryAs::Dir) {
+        // It names a directory in a tree (`tasks/<id>/`, the shadow
+        // branch's `.entire/metadata/<id>/`): git's rules apply.
+        return Err(Error::invalid_argument(
+            name,
+            format!("{value:?} cannot name a directory in git: {reason}"),
+        ));
     } else {
         return Ok(());
     };
@@ -359,7 +369,20 @@ mod tests {
     fn segment_ids() {
         assert!(validate_segment_id("session_id", "2026-01-02-abc_DEF.1").is_ok());
         for bad in [
-            "", "a/b", "a\\b", "..", "a..b", "a\nb", "a\u{7f}", ".", "\u{0}",
+            "",
+            "a/b",
+            "a\\b",
+            "..",
+            "a..b",
+            "a\nb",
+            "a\u{7f}",
+            ".",
+            "\u{0}",
+            ".git",
+            ".GIT ",
+            "git~1",
+            ".gitmodules",
+            ".g\u{200c}it",
         ] {
             let e = validate_segment_id("session_id", bad).unwrap_err();
             assert_eq!(

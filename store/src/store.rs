@@ -2,12 +2,14 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use gix::ObjectId;
 
 use crate::backend::{Backend, Place};
 use crate::checkpoint::{CheckpointDir, MetadataCache};
 use crate::layout::MAX_CHUNK_BYTES;
+use crate::locks::{self, LockPolicy};
 use crate::message::snapshot_message;
 use crate::objects;
 use crate::redaction::Redact;
@@ -15,11 +17,12 @@ use crate::ref_update::{self, cas_edit, Proposal};
 use crate::session::{Author, SessionWrite};
 use crate::session_write::{validate, PreparedSession};
 use crate::snapshots::{self, snapshot_ref, snapshot_sha256};
-use crate::{refs_backend, undo};
+use crate::{refs_backend, sharing, trust, undo};
 use agent_checkpoint::{
     Error, ParseOptions, Plan, PlanOptions, Result, RollbackOptions, RollbackReport,
 };
 use agent_checkpoint_naming::id::{validate_checkpoint_id, CheckpointId};
+pub use agent_checkpoint_naming::lock_wait::{DEFAULT_LOCK_WAIT, MAX_WAIT_FACTOR};
 
 /// How a [`Store`] is opened.
 #[derive(Clone)]
@@ -37,6 +40,13 @@ pub struct StoreOptions {
     /// The remote (a name or URL) a read of a checkpoint that is not here
     /// asks first, fetching it (default: none; reads stay local).
     pub fetch_missing_from: Option<String>,
+    /// The longest wait for a lock (per-ref, shadow branch, push queue)
+    /// another process holds without any other process taking and
+    /// releasing it meanwhile, before the operation ends in `ref_busy`
+    /// naming the lock file (default [`DEFAULT_LOCK_WAIT`], 10 s). Within
+    /// one process, the store opened last on a repository sets it for
+    /// that repository.
+    pub lock_wait: Duration,
 }
 
 impl std::fmt::Debug for StoreOptions {
@@ -45,6 +55,7 @@ impl std::fmt::Debug for StoreOptions {
             .field("backend", &self.backend)
             .field("transcript_chunk_bytes", &self.transcript_chunk_bytes)
             .field("fetch_missing_from", &self.fetch_missing_from)
+            .field("lock_wait", &self.lock_wait)
             .finish_non_exhaustive()
     }
 }
@@ -64,7 +75,15 @@ impl StoreOptions {
             redactor,
             transcript_chunk_bytes: MAX_CHUNK_BYTES,
             fetch_missing_from: None,
+            lock_wait: DEFAULT_LOCK_WAIT,
         }
+    }
+
+    /// Sets the lock wait ([`StoreOptions::lock_wait`]).
+    #[must_use]
+    pub fn lock_wait(mut self, wait: Duration) -> StoreOptions {
+        self.lock_wait = wait;
+        self
     }
 
     /// Sets the backend.
@@ -136,23 +155,56 @@ impl Store {
     /// git-refs backend and the default redactor.
     ///
     /// # Errors
-    /// [`Error::NotARepository`] when no repository contains `path`.
+    /// As [`Store::open_with`].
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
         Store::open_with(path, StoreOptions::default())
     }
 
     /// Opens the repository containing `path` with `options`.
     ///
+    /// The repository is found as git finds it (walking up from `path`,
+    /// stopping at `GIT_CEILING_DIRECTORIES` and at a filesystem boundary
+    /// unless `GIT_DISCOVERY_ACROSS_FILESYSTEM` is set) and used only when
+    /// the caller owns it as git judges ownership, or git's `safe.directory`
+    /// (system, global or command-line config, never the repository's own)
+    /// trusts it.
+    ///
     /// # Errors
-    /// [`Error::NotARepository`] when no repository contains `path`.
+    /// [`Error::NotARepository`] when no repository contains `path`; a
+    /// `permission_denied` [`Error::Io`] for a repository another user owns
+    /// and `safe.directory` does not trust (its message gives the
+    /// `git config --global --add safe.directory <path>` that trusts it).
     pub fn open_with(path: impl AsRef<Path>, options: StoreOptions) -> Result<Store> {
         let path = path.as_ref();
-        let repo =
-            gix::ThreadSafeRepository::discover(path).map_err(|e| Error::NotARepository {
-                path: path.display().to_string(),
-                reason: e.to_string(),
-            })?;
-        let common_dir = repo.to_thread_local().common_dir().to_path_buf();
+        let not_a_repository = |e: &dyn std::fmt::Display| Error::NotARepository {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        };
+        // Found as git finds it (ceilings, one filesystem), and refused as
+        // git refuses it when someone else owns it, before anything writes
+        // into it or starts git in it.
+        let (found, _) = gix::discover::upwards_opts(path, trust::discovery_options())
+            .map_err(|e| not_a_repository(&e))?;
+        let candidate = trust::Candidate::from_discovered(&found);
+        trust::check(&candidate)?;
+        trust::check_bare(&candidate, path)?;
+        let repo = gix::ThreadSafeRepository::discover_opts(
+            path,
+            trust::discovery_options(),
+            Default::default(),
+        )
+        .map_err(|e| not_a_repository(&e))?;
+        // The second walk must have found the repository that was checked.
+        trust::check_same(&candidate, repo.to_thread_local().git_dir())?;
+        let local = repo.to_thread_local();
+        let common_dir = local.common_dir().to_path_buf();
+        locks::register(
+            &common_dir,
+            LockPolicy {
+                wait: options.lock_wait,
+                sharing: sharing::of(&local),
+            },
+        );
         Ok(Store {
             repo,
             common_dir,
@@ -210,7 +262,10 @@ impl Store {
         )?;
         let who = signature(&repo, write.author.as_ref());
         let snapshot = match &write.snapshot {
-            Some(text) => Some((snapshots::write_tree(&repo, text)?, snapshot_sha256(text))),
+            Some(text) => Some((
+                snapshots::write_tree(&repo, &self.common_dir, text)?,
+                snapshot_sha256(text),
+            )),
             None => None,
         };
         let snapshot_ref = snapshot_ref(&id);
@@ -261,11 +316,7 @@ impl Store {
         who: &gix::actor::Signature,
         message: &str,
         mut edit: impl FnMut(&gix::Repository, Option<ObjectId>) -> Result<(ObjectId, T)>,
-        mut extra: impl FnMut(
-            &gix::Repository,
-            &mut Vec<gix::refs::transaction::RefEdit>,
-            T,
-        ) -> Result<U>,
+        mut extra: impl FnMut(&gix::Repository, &mut Vec<crate::ref_store::Edit>, T) -> Result<U>,
     ) -> Result<(ObjectId, U)> {
         let ref_name = place.ref_name();
         let result = ref_update::update(repo, &self.common_dir, ref_name, who, |tip| {
@@ -294,7 +345,7 @@ impl Store {
     /// objects cannot be read.
     pub fn snapshot(&self, id: &str) -> Result<Option<String>> {
         let id = validate_checkpoint_id(id)?;
-        snapshots::read(&self.local(), &snapshot_ref(&id))
+        snapshots::read(&self.local(), &self.common_dir, &snapshot_ref(&id))
     }
 
     /// Checkpoint `id`'s undo snapshot, as [`Store::snapshot`], but a
@@ -308,8 +359,10 @@ impl Store {
     }
 
     fn require_snapshot(&self, id: &CheckpointId) -> Result<String> {
-        snapshots::read(&self.local(), &snapshot_ref(id))?.ok_or_else(|| Error::NotFound {
-            what: format!("undo snapshot of checkpoint {id}"),
+        snapshots::read(&self.local(), &self.common_dir, &snapshot_ref(id))?.ok_or_else(|| {
+            Error::NotFound {
+                what: format!("undo snapshot of checkpoint {id}"),
+            }
         })
     }
 

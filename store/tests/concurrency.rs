@@ -75,6 +75,14 @@ fn worker() {
                     .unwrap();
             }
         }
+        "refs" => {
+            let store = open(&repo, Backend::GitRefs);
+            for i in 0..count {
+                store
+                    .write_session(&SessionWrite::new(legacy_id(index, i), format!("w{index}")))
+                    .unwrap();
+            }
+        }
         "forever" => {
             let refs = open(&repo, Backend::GitRefs);
             let branch = open(&repo, Backend::GitBranch);
@@ -158,6 +166,10 @@ fn linear_history(repo: &TestRepo, rev: &str) -> usize {
 
 #[test]
 fn eight_processes_writing_sessions_to_one_checkpoint_lose_nothing() {
+    common::each_format(eight_processes_writing_sessions_to_one_checkpoint_lose_nothing_in);
+}
+
+fn eight_processes_writing_sessions_to_one_checkpoint_lose_nothing_in() {
     let repo = TestRepo::new();
     run_all(&repo, "sessions");
     repo.assert_fsck();
@@ -184,6 +196,10 @@ fn eight_processes_writing_sessions_to_one_checkpoint_lose_nothing() {
 
 #[test]
 fn eight_processes_writing_checkpoints_to_the_branch_lose_nothing() {
+    common::each_format(eight_processes_writing_checkpoints_to_the_branch_lose_nothing_in);
+}
+
+fn eight_processes_writing_checkpoints_to_the_branch_lose_nothing_in() {
     let repo = TestRepo::new();
     run_all(&repo, "checkpoints");
     repo.assert_fsck();
@@ -202,6 +218,42 @@ fn eight_processes_writing_checkpoints_to_the_branch_lose_nothing() {
     // The seed commit plus one per write, in one line.
     assert_eq!(linear_history(&repo, V1), PROCESSES * PER_PROCESS + 1);
     assert_eq!(repo.refs(), [V1]);
+}
+
+#[test]
+fn eight_processes_writing_one_ref_each_time_lose_nothing() {
+    common::each_format(eight_processes_writing_one_ref_each_time_lose_nothing_in);
+}
+
+/// 160 refs written at once: in reftable every write takes the lock of
+/// the whole ref stack, which the writers of other refs hold meanwhile.
+fn eight_processes_writing_one_ref_each_time_lose_nothing_in() {
+    const PER: usize = 20;
+    let repo = TestRepo::new();
+    let children: Vec<Child> = (0..PROCESSES)
+        .map(|i| spawn(&repo, "refs", i, PER))
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "worker failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    repo.assert_fsck();
+    let want: BTreeSet<String> = (0..PROCESSES)
+        .flat_map(|w| (0..PER).map(move |i| legacy_id(w, i)))
+        .collect();
+    let store = open(repo.path().to_str().unwrap(), Backend::GitRefs);
+    let listed: BTreeSet<String> = store
+        .list()
+        .unwrap()
+        .into_iter()
+        .map(|c| c.checkpoint_id)
+        .collect();
+    assert_eq!(listed, want);
+    assert_eq!(repo.refs().len(), PROCESSES * PER);
 }
 
 fn random_below(n: u64) -> u64 {
@@ -238,6 +290,10 @@ fn tips(repo: &TestRepo) -> Vec<(String, String)> {
 
 #[test]
 fn writers_killed_at_random_points_leave_refs_old_or_new() {
+    common::each_format(writers_killed_at_random_points_leave_refs_old_or_new_in);
+}
+
+fn writers_killed_at_random_points_leave_refs_old_or_new_in() {
     let runs = if std::env::var_os("STORE_LONG").is_some() {
         120
     } else {
@@ -254,13 +310,22 @@ fn writers_killed_at_random_points_leave_refs_old_or_new() {
             lines.by_ref().map_while(Result::ok).any(|l| l == "ready"),
             "the worker did not start"
         );
+        // The first run waits for one acknowledged write (so some write
+        // surely lands, whatever the machine's load); the others kill at
+        // random.
+        let first_landed = run == 0
+            && lines
+                .by_ref()
+                .map_while(Result::ok)
+                .any(|l| l.starts_with("wrote"));
         std::thread::sleep(Duration::from_micros(random_below(400_000)));
         child.kill().unwrap();
         child.wait().unwrap();
-        landed += lines
-            .map_while(Result::ok)
-            .filter(|l| l.starts_with("wrote"))
-            .count();
+        landed += usize::from(first_landed)
+            + lines
+                .map_while(Result::ok)
+                .filter(|l| l.starts_with("wrote"))
+                .count();
 
         // Each ref is old, or new: a complete commit descending from the old tip.
         let after = tips(&repo);

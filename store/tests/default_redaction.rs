@@ -190,7 +190,7 @@ fn thirty_secret_kinds_reach_no_object() {
     assert!(leaked.is_empty(), "secrets reached an object: {leaked:?}");
     // What reads back is the redacted session, still JSONL line for line.
     let content = store.read_session(ULID, 0).unwrap();
-    let text = String::from_utf8(content.transcript).unwrap();
+    let text = String::from_utf8(content.transcript.unwrap()).unwrap();
     assert_eq!(text.lines().count(), 30);
     for line in text.lines() {
         serde_json::from_str::<serde_json::Value>(line).unwrap();

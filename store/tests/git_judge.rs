@@ -16,6 +16,7 @@ use common::TestRepo;
 const ULID: &str = "01KVBJCWYA4YW6J5M9GP655HZN";
 const ULID_REF: &str = "refs/entire/checkpoints/ZN/01KVBJCWYA4YW6J5M9GP655HZN";
 const LEGACY: &str = "a1b2c3d4e5f6";
+const ULID2: &str = "01KVBJCWYA4YW6J5M9GP655HZP";
 const LEGACY_REF: &str = "refs/entire/checkpoints/f6/a1b2c3d4e5f6";
 const V1: &str = "refs/heads/entire/checkpoints/v1";
 
@@ -44,6 +45,10 @@ fn parents(repo: &TestRepo, rev: &str) -> Vec<Vec<String>> {
 
 #[test]
 fn git_refs_backend_writes_what_git_reads() {
+    common::each_format(git_refs_backend_writes_what_git_reads_in);
+}
+
+fn git_refs_backend_writes_what_git_reads_in() {
     let repo = TestRepo::new();
     let store = store(&repo, Backend::GitRefs);
     let first = store.write_session(&session(ULID, "s1")).unwrap();
@@ -109,7 +114,8 @@ fn git_refs_backend_writes_what_git_reads() {
             .unwrap();
     assert_eq!(queue.lines().filter(|l| l.contains(ULID_REF)).count(), 2);
     assert_eq!(queue.lines().filter(|l| l.contains(LEGACY_REF)).count(), 1);
-    // The lock files live in the common dir, in a 0750 directory.
+    // The lock files live in the common dir, in an owner-only directory
+    // (the repository is not shared; see sharing.rs for shared modes).
     let lock_dir = repo.path().join(".git/entire-persistent-ref-locks");
     assert!(lock_dir
         .join("refs_entire_checkpoints_ZN_01KVBJCWYA4YW6J5M9GP655HZN.lock")
@@ -119,13 +125,17 @@ fn git_refs_backend_writes_what_git_reads() {
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(
             std::fs::metadata(&lock_dir).unwrap().permissions().mode() & 0o777,
-            0o750
+            0o700
         );
     }
 }
 
 #[test]
 fn git_branch_backend_seeds_the_branch_and_shares_structure() {
+    common::each_format(git_branch_backend_seeds_the_branch_and_shares_structure_in);
+}
+
+fn git_branch_backend_seeds_the_branch_and_shares_structure_in() {
     let repo = TestRepo::new();
     let store = store(&repo, Backend::GitBranch);
     store.write_session(&session("a1b2c3d4e5f6", "s1")).unwrap();
@@ -147,7 +157,7 @@ fn git_branch_backend_seeds_the_branch_and_shares_structure() {
         .to_owned();
     assert_eq!(
         repo.git(&["rev-parse", &format!("{seed}^{{tree}}")]).trim(),
-        "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+        repo.empty_tree()
     );
     assert_eq!(parents(&repo, V1).iter().filter(|p| p.len() > 1).count(), 0);
 
@@ -225,6 +235,10 @@ fn git_branch_backend_seeds_the_branch_and_shares_structure() {
 
 #[test]
 fn a_linked_worktree_shares_the_common_dir() {
+    common::each_format(a_linked_worktree_shares_the_common_dir_in);
+}
+
+fn a_linked_worktree_shares_the_common_dir_in() {
     let repo = TestRepo::new();
     repo.git(&["commit", "-q", "--allow-empty", "-m", "base"]);
     let linked = repo.path().join("linked");
@@ -261,6 +275,10 @@ fn loose_objects(repo: &TestRepo) -> String {
 
 #[test]
 fn bad_input_is_a_typed_error_and_writes_nothing() {
+    common::each_format(bad_input_is_a_typed_error_and_writes_nothing_in);
+}
+
+fn bad_input_is_a_typed_error_and_writes_nothing_in() {
     let repo = TestRepo::new();
     let store = store(&repo, Backend::GitRefs);
     let before = loose_objects(&repo);
@@ -319,6 +337,10 @@ fn bad_input_is_a_typed_error_and_writes_nothing() {
 
 #[test]
 fn reads_route_by_id_kind_and_report_typed_errors() {
+    common::each_format(reads_route_by_id_kind_and_report_typed_errors_in);
+}
+
+fn reads_route_by_id_kind_and_report_typed_errors_in() {
     let repo = TestRepo::new();
     let refs = store(&repo, Backend::GitRefs);
     let branch = store(&repo, Backend::GitBranch);
@@ -366,10 +388,10 @@ fn reads_route_by_id_kind_and_report_typed_errors() {
     );
     refs.write_session(&SessionWrite::new(ULID, "quiet"))
         .unwrap();
-    assert_eq!(
-        refs.read_session(ULID, 1).unwrap_err().code(),
-        ErrorCode::NoTranscript
-    );
+    // Written without a transcript: an absent field, not an error.
+    let quiet = refs.read_session(ULID, 1).unwrap();
+    assert_eq!(quiet.transcript, None);
+    assert_eq!(quiet.metadata.session_id, "quiet");
     assert_eq!(
         refs.read_session_metadata(ULID, 1).unwrap().session_id,
         "quiet"
@@ -390,6 +412,10 @@ fn reads_route_by_id_kind_and_report_typed_errors() {
 
 #[test]
 fn unreadable_objects_are_corruption_not_absence() {
+    common::each_format(unreadable_objects_are_corruption_not_absence_in);
+}
+
+fn unreadable_objects_are_corruption_not_absence_in() {
     let repo = TestRepo::new();
     let store = store(&repo, Backend::GitRefs);
     store.write_session(&session(ULID, "s1")).unwrap();
@@ -397,24 +423,19 @@ fn unreadable_objects_are_corruption_not_absence() {
         .git(&["rev-parse", &format!("{ULID_REF}:metadata.json")])
         .trim()
         .to_owned();
-    std::fs::remove_file(
-        repo.path()
-            .join(".git/objects")
-            .join(&blob[..2])
-            .join(&blob[2..]),
-    )
-    .unwrap();
+    repo.remove_loose(&blob);
     for err in [
         store.read(ULID).unwrap_err(),
         store.read_raw(ULID).unwrap_err(),
-        store.list().unwrap_err(),
     ] {
         assert_eq!(err.code(), ErrorCode::CorruptObject, "{err}");
     }
+    // The listing goes on, the checkpoint in it as damaged, with the code.
+    let listed = store.list().unwrap();
+    let damaged = listed[0].damaged.as_ref().unwrap();
+    assert_eq!(damaged.code, ErrorCode::CorruptObject, "{}", damaged.reason);
     // A ref naming a commit that does not exist.
-    let ref_file = repo.path().join(".git").join(LEGACY_REF);
-    std::fs::create_dir_all(ref_file.parent().unwrap()).unwrap();
-    std::fs::write(&ref_file, "1111111111111111111111111111111111111111\n").unwrap();
+    repo.ref_to_missing_commit(LEGACY_REF);
     let err = store.read(LEGACY).unwrap_err();
     assert_eq!(err.code(), ErrorCode::CorruptObject, "{err}");
     // A session listed by the summary whose directory is gone.
@@ -444,6 +465,10 @@ fn unreadable_objects_are_corruption_not_absence() {
 
 #[test]
 fn slot_zero_of_another_session_is_never_overwritten() {
+    common::each_format(slot_zero_of_another_session_is_never_overwritten_in);
+}
+
+fn slot_zero_of_another_session_is_never_overwritten_in() {
     let repo = TestRepo::new();
     let store = store(&repo, Backend::GitRefs);
     let meta = repo.blob(
@@ -460,6 +485,10 @@ fn slot_zero_of_another_session_is_never_overwritten() {
 
 #[test]
 fn transcripts_are_chunked_at_line_boundaries_and_joined_back() {
+    common::each_format(transcripts_are_chunked_at_line_boundaries_and_joined_back_in);
+}
+
+fn transcripts_are_chunked_at_line_boundaries_and_joined_back_in() {
     let repo = TestRepo::new();
     let store = Store::open_with(
         repo.path(),
@@ -488,7 +517,7 @@ fn transcripts_are_chunked_at_line_boundaries_and_joined_back() {
         );
     }
     let content = store.read_session(ULID, 0).unwrap();
-    assert_eq!(content.transcript, transcript.as_bytes());
+    assert_eq!(content.transcript.as_deref(), Some(transcript.as_bytes()));
     use sha2::Digest;
     let want = format!(
         "sha256:{}",
@@ -500,6 +529,10 @@ fn transcripts_are_chunked_at_line_boundaries_and_joined_back() {
 
 #[test]
 fn backfills_update_in_place_with_their_messages() {
+    common::each_format(backfills_update_in_place_with_their_messages_in);
+}
+
+fn backfills_update_in_place_with_their_messages_in() {
     let repo = TestRepo::new();
     let store = store(&repo, Backend::GitBranch);
     store.write_session(&session(LEGACY, "s1")).unwrap();
@@ -537,7 +570,7 @@ fn backfills_update_in_place_with_their_messages() {
         ]
     );
     let s2 = store.read_session(LEGACY, 1).unwrap();
-    assert_eq!(s2.transcript, b"{\"final\":true}\n");
+    assert_eq!(s2.transcript.as_deref(), Some(&b"{\"final\":true}\n"[..]));
     assert_eq!(s2.prompts, ["later prompt"]);
     let root = store.read(LEGACY).unwrap();
     let paths = &root.sessions.as_ref().unwrap()[1];
@@ -574,45 +607,64 @@ fn backfills_update_in_place_with_their_messages() {
 
 #[test]
 fn a_held_ref_lock_exhausts_the_attempts_and_moves_nothing() {
+    common::each_format(a_held_ref_lock_exhausts_the_attempts_and_moves_nothing_in);
+}
+
+fn a_held_ref_lock_exhausts_the_attempts_and_moves_nothing_in() {
     let repo = TestRepo::new();
     let store = store(&repo, Backend::GitRefs);
     store.write_session(&session(ULID, "s1")).unwrap();
     let tip = repo.git(&["rev-parse", ULID_REF]);
-    // Another git program holds the snapshot ref's lock: the checkpoint ref,
-    // moved in the same transaction, must not move either.
-    let lock = repo
-        .path()
-        .join(".git/refs/entire/snapshots/ZN/01KVBJCWYA4YW6J5M9GP655HZN.lock");
+    // Another git program holds the snapshot ref's lock (reftable: the
+    // lock of the whole ref stack): the checkpoint ref, moved in the same
+    // transaction, must not move either.
+    let lock = if repo.format.reftable() {
+        repo.path().join(".git/reftable/tables.list.lock")
+    } else {
+        repo.path()
+            .join(".git/refs/entire/snapshots/ZN/01KVBJCWYA4YW6J5M9GP655HZN.lock")
+    };
     std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
     std::fs::write(&lock, b"").unwrap();
     // A live holder: its lock is never older than the abandonment age.
     let held = std::fs::File::options().write(true).open(&lock).unwrap();
     held.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(3600))
         .unwrap();
-    let snapshot = agent_checkpoint::capture(
-        &agent_checkpoint::MemRoot::new(),
-        ["a.txt"],
-        &Default::default(),
-    )
-    .unwrap();
+    let snapshot = || {
+        agent_checkpoint::capture(
+            &agent_checkpoint::MemRoot::new(),
+            ["a.txt"],
+            &Default::default(),
+        )
+        .unwrap()
+    };
     let err = store
-        .write_session(&session(ULID, "s2").snapshot(snapshot))
+        .write_session(&session(ULID, "s2").snapshot(snapshot()))
         .unwrap_err();
-    assert_eq!(err.code(), ErrorCode::RefBusy, "{err}");
-    assert!(err.to_string().contains("16 attempts"), "{err}");
+    if repo.format.reftable() {
+        // The lock of every ref: reported by path.
+        assert_eq!(err.code(), ErrorCode::Io, "{err}");
+        assert_eq!(err.path(), Some(lock.to_str().unwrap()), "{err}");
+    } else {
+        assert_eq!(err.code(), ErrorCode::RefBusy, "{err}");
+        assert!(err.to_string().contains("16 attempts"), "{err}");
+    }
     assert_eq!(repo.git(&["rev-parse", ULID_REF]), tip);
     assert_eq!(repo.refs(), [ULID_REF]);
-    // Once the lock is old enough to be abandoned, the writer clears it.
     held.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(60))
         .unwrap();
-    let snapshot = agent_checkpoint::capture(
-        &agent_checkpoint::MemRoot::new(),
-        ["a.txt"],
-        &Default::default(),
-    )
-    .unwrap();
+    if repo.format.reftable() {
+        // git's own to judge (a compaction may hold it long): never removed.
+        let err = store
+            .write_session(&session(ULID, "s2").snapshot(snapshot()))
+            .unwrap_err();
+        assert_eq!(err.path(), Some(lock.to_str().unwrap()), "{err}");
+        assert!(lock.exists());
+        std::fs::remove_file(&lock).unwrap();
+    }
+    // Once a ref's lock is old enough to be abandoned, the writer clears it.
     store
-        .write_session(&session(ULID, "s2").snapshot(snapshot))
+        .write_session(&session(ULID, "s2").snapshot(snapshot()))
         .unwrap();
     assert!(!lock.exists());
     assert_eq!(repo.refs().len(), 2);
@@ -621,6 +673,10 @@ fn a_held_ref_lock_exhausts_the_attempts_and_moves_nothing() {
 
 #[test]
 fn authors_default_to_the_config_and_fall_back_to_unknown() {
+    common::each_format(authors_default_to_the_config_and_fall_back_to_unknown_in);
+}
+
+fn authors_default_to_the_config_and_fall_back_to_unknown_in() {
     let repo = TestRepo::new();
     let store = store(&repo, Backend::GitRefs);
     store
@@ -653,4 +709,87 @@ fn authors_default_to_the_config_and_fall_back_to_unknown() {
     let who = bare.git(&["log", "-1", "--format=%an <%ae>", ULID_REF]);
     assert_eq!(who.trim(), want);
     bare.assert_fsck();
+}
+
+#[test]
+fn a_stale_packed_refs_lock_blocks_only_the_writes_that_need_packed_refs() {
+    common::each_format(a_stale_packed_refs_lock_blocks_only_the_writes_that_need_packed_refs_in);
+}
+
+fn a_stale_packed_refs_lock_blocks_only_the_writes_that_need_packed_refs_in() {
+    let repo = TestRepo::new();
+    std::fs::write(repo.path().join("a.txt"), "a\n").unwrap();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "base"]);
+    let refs = store(&repo, Backend::GitRefs);
+    refs.write_session(&session(ULID, "s1")).unwrap();
+    repo.git(&["pack-refs", "--all"]);
+    // Left by a `git pack-refs` killed an hour ago.
+    let lock = repo.path().join(".git/packed-refs.lock");
+    std::fs::File::create(&lock)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+        .unwrap();
+    // Creating and moving loose refs does not need packed-refs (git's
+    // `update-ref` works too): a packed ref moves, new refs are made.
+    let snapshot = agent_checkpoint::capture(
+        &agent_checkpoint::MemRoot::new(),
+        ["a.txt"],
+        &Default::default(),
+    )
+    .unwrap();
+    let second = refs
+        .write_session(&session(ULID, "s2").snapshot(snapshot))
+        .unwrap();
+    assert_eq!(repo.git(&["rev-parse", ULID_REF]).trim(), second.commit);
+    store(&repo, Backend::GitBranch)
+        .write_session(&session(LEGACY, "s1"))
+        .unwrap();
+    std::fs::write(repo.path().join("a.txt"), "b\n").unwrap();
+    let step = refs
+        .shadow_step(&agent_checkpoint_store::ShadowStep::new("s1"))
+        .unwrap();
+    assert_eq!(repo.refs().len(), 5, "{:?}", repo.refs());
+    // Deleting a ref does need it (files): the error names the lock.
+    refs.write_session(&SessionWrite::new(ULID2, "s1")).unwrap();
+    let branch = format!("refs/heads/{}", step.branch);
+    match refs.shadow_clean() {
+        Ok(cleaned) => {
+            assert!(repo.format.reftable(), "{cleaned:?}");
+            assert_eq!(cleaned.len(), 1);
+        }
+        Err(err) => {
+            assert!(!repo.format.reftable(), "{err}");
+            assert_eq!(err.code(), ErrorCode::Io, "{err}");
+            assert_eq!(err.path(), lock.to_str(), "{err}");
+            assert!(repo.refs().contains(&branch));
+            // Never removed by the store: git's to judge.
+            assert!(lock.exists());
+            std::fs::remove_file(&lock).unwrap();
+            assert_eq!(refs.shadow_clean().unwrap().len(), 1);
+        }
+    }
+    assert!(!repo.refs().contains(&branch));
+    std::fs::remove_file(&lock).ok();
+    repo.assert_fsck();
+}
+
+#[test]
+fn a_symbolic_checkpoint_ref_is_listed_as_damaged_not_the_end_of_the_listing() {
+    common::each_format(a_symbolic_checkpoint_ref_is_listed_as_damaged_in);
+}
+
+fn a_symbolic_checkpoint_ref_is_listed_as_damaged_in() {
+    let repo = TestRepo::new();
+    let store = store(&repo, Backend::GitRefs);
+    store.write_session(&session(ULID, "s1")).unwrap();
+    // A teammate's (or a tool's) symbolic ref at a valid checkpoint ref name.
+    repo.git(&["symbolic-ref", LEGACY_REF, ULID_REF]);
+    let listed = store.list().unwrap();
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    let sound = listed.iter().find(|c| c.checkpoint_id == ULID).unwrap();
+    assert!(sound.damaged.is_none(), "{sound:?}");
+    let bad = listed.iter().find(|c| c.checkpoint_id == LEGACY).unwrap();
+    let damage = bad.damaged.as_ref().unwrap();
+    assert_eq!(damage.code, ErrorCode::CorruptObject, "{}", damage.reason);
 }

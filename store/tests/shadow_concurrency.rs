@@ -57,6 +57,10 @@ fn worker() {
 
 #[test]
 fn eight_processes_one_session_nothing_lost_history_linear() {
+    common::each_format(eight_processes_one_session_nothing_lost_history_linear_in);
+}
+
+fn eight_processes_one_session_nothing_lost_history_linear_in() {
     let repo = TestRepo::new();
     std::fs::write(repo.path().join("base.txt"), "base\n").unwrap();
     repo.git(&["add", "-A"]);
@@ -84,7 +88,7 @@ fn eight_processes_one_session_nothing_lost_history_linear() {
             let Some((commit, was_skipped)) = line.split_once(' ') else {
                 continue;
             };
-            if commit.len() != 40 {
+            if commit.len() != repo.format.hex_len() {
                 continue;
             }
             if was_skipped == "true" {

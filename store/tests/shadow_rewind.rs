@@ -143,6 +143,10 @@ fn scenario() -> Scenario {
 
 #[test]
 fn rewind_restores_exactly_what_the_session_touched_and_redo_undoes_it() {
+    common::each_format(rewind_restores_exactly_what_the_session_touched_and_redo_undoes_it_in);
+}
+
+fn rewind_restores_exactly_what_the_session_touched_and_redo_undoes_it_in() {
     let s = scenario();
     let root = s.repo.path();
     let before = tree(root);
@@ -191,6 +195,10 @@ fn rewind_restores_exactly_what_the_session_touched_and_redo_undoes_it() {
 
 #[test]
 fn rewind_to_a_later_step_and_again_changes_nothing() {
+    common::each_format(rewind_to_a_later_step_and_again_changes_nothing_in);
+}
+
+fn rewind_to_a_later_step_and_again_changes_nothing_in() {
     let s = scenario();
     let root = s.repo.path();
     let report = s
@@ -224,6 +232,10 @@ fn rewind_to_a_later_step_and_again_changes_nothing() {
 
 #[test]
 fn a_session_created_directory_holding_other_files_is_kept() {
+    common::each_format(a_session_created_directory_holding_other_files_is_kept_in);
+}
+
+fn a_session_created_directory_holding_other_files_is_kept_in() {
     let s = scenario();
     let root = s.repo.path();
     write(root, "new/deep/users-own.txt", b"mine\n");
@@ -239,6 +251,10 @@ fn a_session_created_directory_holding_other_files_is_kept() {
 
 #[test]
 fn unknown_or_malformed_steps_are_typed_errors() {
+    common::each_format(unknown_or_malformed_steps_are_typed_errors_in);
+}
+
+fn unknown_or_malformed_steps_are_typed_errors_in() {
     let s = scenario();
     let root = s.repo.path();
     let before = tree(root);

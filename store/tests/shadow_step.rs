@@ -123,6 +123,10 @@ fn change_everything(repo: &TestRepo) {
 
 #[test]
 fn first_step_tree_is_what_git_builds_and_trailers_read_back() {
+    common::each_format(first_step_tree_is_what_git_builds_and_trailers_read_back_in);
+}
+
+fn first_step_tree_is_what_git_builds_and_trailers_read_back_in() {
     let repo = seeded();
     change_everything(&repo);
     let store = open(&repo);
@@ -178,6 +182,10 @@ fn first_step_tree_is_what_git_builds_and_trailers_read_back() {
 
 #[test]
 fn later_steps_take_the_named_files_only_and_unchanged_trees_are_skipped() {
+    common::each_format(later_steps_take_the_named_files_only_and_unchanged_trees_are_skipped_in);
+}
+
+fn later_steps_take_the_named_files_only_and_unchanged_trees_are_skipped_in() {
     let repo = seeded();
     let store = open(&repo);
     let root = repo.path();
@@ -241,6 +249,10 @@ fn later_steps_take_the_named_files_only_and_unchanged_trees_are_skipped() {
 
 #[test]
 fn a_failing_ignore_check_fails_closed() {
+    common::each_format(a_failing_ignore_check_fails_closed_in);
+}
+
+fn a_failing_ignore_check_fails_closed_in() {
     let repo = seeded();
     let store = open(&repo);
     let first = store.shadow_step(&ShadowStep::new("s1")).unwrap();
@@ -263,6 +275,10 @@ fn a_failing_ignore_check_fails_closed() {
 
 #[test]
 fn metadata_is_redacted_and_task_steps_name_their_directory() {
+    common::each_format(metadata_is_redacted_and_task_steps_name_their_directory_in);
+}
+
+fn metadata_is_redacted_and_task_steps_name_their_directory_in() {
     let repo = seeded();
     let store = Store::open(repo.path()).unwrap();
     let meta = repo.home.path().join("meta");
@@ -319,6 +335,10 @@ fn metadata_is_redacted_and_task_steps_name_their_directory() {
 
 #[test]
 fn listing_and_log_newest_first_by_session_with_a_limit() {
+    common::each_format(listing_and_log_newest_first_by_session_with_a_limit_in);
+}
+
+fn listing_and_log_newest_first_by_session_with_a_limit_in() {
     let repo = seeded();
     let store = open(&repo);
     let mut commits = Vec::new();
@@ -365,6 +385,10 @@ fn listing_and_log_newest_first_by_session_with_a_limit() {
 
 #[test]
 fn bad_input_is_a_typed_error_and_writes_nothing() {
+    common::each_format(bad_input_is_a_typed_error_and_writes_nothing_in);
+}
+
+fn bad_input_is_a_typed_error_and_writes_nothing_in() {
     let repo = seeded();
     let store = open(&repo);
     for (step, code) in [
@@ -395,6 +419,10 @@ fn bad_input_is_a_typed_error_and_writes_nothing() {
 
 #[test]
 fn a_linked_worktree_has_its_own_branch() {
+    common::each_format(a_linked_worktree_has_its_own_branch_in);
+}
+
+fn a_linked_worktree_has_its_own_branch_in() {
     let repo = seeded();
     let linked = repo.home.path().join("wt-two");
     repo.git(&[

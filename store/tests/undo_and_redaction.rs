@@ -55,6 +55,10 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 
 #[test]
 fn undo_snapshots_are_local_exact_and_roll_back() {
+    common::each_format(undo_snapshots_are_local_exact_and_roll_back_in);
+}
+
+fn undo_snapshots_are_local_exact_and_roll_back_in() {
     for backend in [Backend::GitRefs, Backend::GitBranch] {
         let repo = TestRepo::new();
         let work = tempfile::tempdir().unwrap();
@@ -99,8 +103,19 @@ fn undo_snapshots_are_local_exact_and_roll_back() {
             repo.git(&["rev-parse", &snap_ref]).trim(),
             written.snapshot_commit.clone().unwrap()
         );
-        // Byte for byte, as git sees it and as the store returns it.
-        assert_eq!(repo.cat(&format!("{snap_ref}:snapshot.json")), snapshot);
+        // Byte for byte, in the private file the commit names (never in
+        // git's objects) and as the store returns it.
+        let sha = {
+            use sha2::Digest;
+            hex::encode(sha2::Sha256::digest(snapshot.as_bytes()))
+        };
+        assert_eq!(
+            repo.cat(&format!("{snap_ref}:snapshot.sha256")),
+            format!("{sha}\n")
+        );
+        let kept =
+            agent_checkpoint_store::snapshots::snapshot_path(&repo.path().join(".git"), &sha);
+        assert_eq!(std::fs::read_to_string(kept).unwrap(), snapshot);
         assert_eq!(
             store.snapshot(id).unwrap().as_deref(),
             Some(snapshot.as_str())
@@ -134,9 +149,13 @@ fn undo_snapshots_are_local_exact_and_roll_back() {
             assert!(!contains(&bytes, encoded.as_bytes()));
             assert!(!contains(&bytes, snapshot.as_bytes()));
         }
-        // ... while the snapshot ref's objects do (the check above can fail).
+        // ... nor do the snapshot ref's objects; the private snapshot file
+        // does (the check above can fail).
         let local = all_object_bytes(&repo, &reachable(&repo, &[&snap_ref]));
-        assert!(local.iter().any(|b| contains(b, encoded.as_bytes())));
+        assert!(!local.iter().any(|b| contains(b, encoded.as_bytes())));
+        let kept =
+            agent_checkpoint_store::snapshots::snapshot_path(&repo.path().join(".git"), &sha);
+        assert!(contains(&std::fs::read(kept).unwrap(), encoded.as_bytes()));
 
         // Plan, then roll back with the core's options, after a "restart".
         drop(store);
@@ -204,6 +223,10 @@ fn undo_snapshots_are_local_exact_and_roll_back() {
 
 #[test]
 fn a_later_snapshot_chains_on_the_earlier_one() {
+    common::each_format(a_later_snapshot_chains_on_the_earlier_one_in);
+}
+
+fn a_later_snapshot_chains_on_the_earlier_one_in() {
     let repo = TestRepo::new();
     let store = Store::open(repo.path()).unwrap();
     let mem = agent_checkpoint::MemRoot::new();
@@ -254,6 +277,10 @@ impl Redact for MarkerRedactor {
 
 #[test]
 fn nothing_unredacted_reaches_any_blob() {
+    common::each_format(nothing_unredacted_reaches_any_blob_in);
+}
+
+fn nothing_unredacted_reaches_any_blob_in() {
     let repo = TestRepo::new();
     let redactor = Arc::new(MarkerRedactor {
         calls: Default::default(),
@@ -307,7 +334,10 @@ fn nothing_unredacted_reaches_any_blob() {
     assert!(contains(&out.stdout, b"REDACTED"));
     // The redacted text is what reads back.
     let content = store.read_session(ULID, 0).unwrap();
-    assert_eq!(content.transcript, b"{\"late\":\"REDACTED\"}\n");
+    assert_eq!(
+        content.transcript.as_deref(),
+        Some(&b"{\"late\":\"REDACTED\"}\n"[..])
+    );
     assert_eq!(content.prompts, ["p REDACTED"]);
     assert_eq!(content.metadata.summary.unwrap().intent, "intent REDACTED");
     assert_eq!(content.metadata.review_prompt, "review REDACTED");

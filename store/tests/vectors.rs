@@ -85,6 +85,10 @@ fn play_reencode(case: &Value) -> Result<Value, String> {
 
 #[test]
 fn store_vectors() {
+    common::each_format(store_vectors_in);
+}
+
+fn store_vectors_in() {
     let bless = std::env::var_os("STORE_BLESS").is_some();
     let mut actual = String::new();
     let mut played = 0;

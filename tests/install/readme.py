@@ -8,10 +8,13 @@ with `--python` (a venv the wheel was installed into); js programs are
 written into `--project` (an npm project the tarballs were installed into,
 so `import 'agent-checkpoint'` resolves there) and run with `node`.
 `--rewrite OLD=NEW` replaces a string in every program first (the wasm
-README imports the package from the clone's build directory).
+README imports the package from the clone's build directory). `--node CMD`
+runs the js programs with CMD instead of `node` (tests/install/wine-node:
+Windows' node.exe under Wine). `--skip-section NAME` leaves out the programs
+of a section (said as skipped, with the section's name).
 
 Usage: readme.py LANG --only GLOB [--only GLOB]... (--python PY | --project DIR)
-                 [--rewrite OLD=NEW]...
+                 [--rewrite OLD=NEW]... [--node CMD] [--skip-section NAME]...
 Prints one line per program and `N passed, N failed`; exits 1 on a failure.
 """
 
@@ -34,13 +37,19 @@ def main() -> int:
     parser.add_argument("--python")
     parser.add_argument("--project")
     parser.add_argument("--rewrite", action="append", default=[])
+    parser.add_argument("--node", default="node")
+    parser.add_argument("--skip-section", action="append", default=[])
     args = parser.parse_args()
     programs = blocks.programs(args.lang, args.only, [])
     if not programs:
         print(f"readme.py: no {args.lang} programs in {args.only}", file=sys.stderr)
         return 1
-    passed = failed = 0
+    passed = failed = skipped = 0
     for i, program in enumerate(programs):
+        if program["section"] in args.skip_section:
+            skipped += 1
+            print(f"skip {program['file']}:{program['line']} ({program['section']})")
+            continue
         code = program["code"]
         for rule in args.rewrite:
             old, new = rule.split("=", 1)
@@ -52,7 +61,7 @@ def main() -> int:
             else:
                 script = Path(args.project) / f"readme-{i}.mjs"
                 script.write_text(code)
-                command = ["node", str(script)]
+                command = [args.node, str(script)]
             done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300)
         problem = None
         if done.returncode != 0:
@@ -65,7 +74,7 @@ def main() -> int:
         else:
             passed += 1
             print(f"ok   {where}")
-    print(f"{passed} passed, {failed} failed")
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     return 1 if failed else 0
 
 

@@ -23,7 +23,10 @@ Other languages (`json`, `text`, `wit`, `ts`, `toml`, ...) are data.
 Usage: blocks.py LANG [--only GLOB]... [--skip GLOB]...
 prints a JSON list of programs: {"file", "section", "line", "code", "shown"}.
 `blocks.py --check` checks the rules above for every file and prints the
-skipped blocks with their reasons.
+skipped blocks with their reasons. It also checks links: every relative
+Markdown link (`[text](path)`, `[text](path#anchor)`) outside code blocks
+names a file or directory of the repository, and every `*.md` file a
+tracked text file cites by name (`STORE.md §4`, `docs/STORE.md`) is one.
 """
 
 from __future__ import annotations
@@ -43,6 +46,12 @@ NO_RUN_REASON = re.compile(r"^<!-- no-run: (.+?) -->$")
 COMMENT = re.compile(r"^<!-- (.+?) -->$")
 EXCERPT = re.compile(r"excerpt of `([^`]+)`")
 DOC_PREFIX = re.compile(r"^(//!|///|//|#)\s?")
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+# A cited document: an upper-case name (`STORE.md`, `docs/FORMAT.md`), as
+# the docs and comments cite specs; lower-case ones are example files.
+CITED_MD = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[A-Z][A-Z0-9_-]*\.md)\b")
+# Text files whose citations of `*.md` files are checked (besides Markdown).
+CITING = ("*.rs", "*.py", "*.pyi", "*.sh", "*.ts", "*.mjs", "*.toml")
 
 
 def markdown_files() -> list[Path]:
@@ -161,10 +170,71 @@ def excerpt_problems(block: dict) -> list[str]:
     ]
 
 
+def tracked(globs: tuple[str, ...]) -> list[Path]:
+    """The tracked (and untracked, not ignored) files matching `globs`."""
+    try:
+        out = subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", *globs],
+            cwd=ROOT, check=True, capture_output=True, text=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    skip = ("node_modules", "target", ".venv", "/corpus/")
+    return sorted(
+        ROOT / line for line in out.splitlines()
+        if line and (ROOT / line).is_file() and not any(s in line for s in skip)
+    )
+
+
+def prose(path: Path) -> list[tuple[int, str]]:
+    """The lines of a Markdown file outside fenced code blocks, numbered."""
+    out, fence = [], None
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        match = FENCE.match(line)
+        if match and (fence is None or line.startswith(fence)):
+            fence = match.group(1) if fence is None else None
+            continue
+        if fence is None:
+            out.append((number, line))
+    return out
+
+
+def link_problems() -> list[str]:
+    """Relative links to nothing, and cited `*.md` files that are not here."""
+    problems = []
+    names = {p.name for p in tracked(("*.md",))}
+    for path in markdown_files():
+        rel = path.relative_to(ROOT).as_posix()
+        for number, line in prose(path):
+            # Inline code is not a link.
+            text = re.sub(r"`[^`]*`", "", line)
+            for target in LINK.findall(text):
+                if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+                    continue
+                file_part = target.split("#", 1)[0]
+                if not (path.parent / file_part).exists():
+                    problems.append(f"{rel}:{number}: a link to a missing file: {target}")
+    for path in markdown_files() + tracked(CITING):
+        rel = path.relative_to(ROOT).as_posix()
+        try:
+            if path.suffix == ".md":
+                lines = prose(path)
+            else:
+                lines = list(enumerate(path.read_text(encoding="utf-8").splitlines(), 1))
+        except UnicodeDecodeError:
+            continue
+        for number, line in lines:
+            for cited in CITED_MD.findall(line):
+                here = (path.parent / cited).exists() or (ROOT / cited).exists()
+                if not here and Path(cited).name not in names:
+                    problems.append(f"{rel}:{number}: cites {cited}, which is not in the repository")
+    return problems
+
+
 def check() -> int:
     """Every block has a language; every no-run block says why; every
-    excerpt is one."""
-    problems, skipped = [], []
+    excerpt is one; every relative link and cited Markdown file exists."""
+    problems, skipped = link_problems(), []
     for path in markdown_files():
         for block in blocks(path):
             where = f"{block['file']}:{block['line']}"

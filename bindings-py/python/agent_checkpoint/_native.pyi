@@ -27,6 +27,7 @@ _ProgressStage: TypeAlias = Literal["capture", "check", "restore"]
 _Progress: TypeAlias = Callable[[_ProgressStage, int, int], object]
 
 __all__ = [
+    "_error_samples",
     "AuthFailedError",
     "BlobRedaction",
     "CHECKPOINT_REF_PREFIX",
@@ -142,6 +143,9 @@ class PermissionDeniedError(CheckpointError, PermissionError): ...
 class IoError(CheckpointError, OSError): ...
 
 def error_class(code: str) -> type[CheckpointError]: ...
+
+# For the test suite: sample errors of `code` as raised, with the core's message.
+def _error_samples(code: str) -> list[tuple[CheckpointError, str]]: ...
 
 # Snapshot and rollback.
 
@@ -342,8 +346,16 @@ class CheckpointStore:
     ) -> dict[str, Any]: ...
     def read(self, checkpoint_id: str) -> dict[str, Any]: ...
     def read_raw(self, checkpoint_id: str) -> str: ...
+    #: ``{"metadata": dict, "prompts": list[str], "transcript": bytes | None}``;
+    #: ``transcript`` is ``None`` for a session written without one.
     def read_session(self, checkpoint_id: str, index: int = 0) -> dict[str, Any]: ...
-    def list(self) -> builtins.list[dict[str, Any]]: ...
+    def list(self) -> builtins.list[dict[str, Any]]:
+        """Every local checkpoint, newest first: dicts with `checkpoint_id`,
+        `backend`, `session_ids`, `created_at`, `agent`, `is_task`,
+        `tool_use_id`, `checkpoints_count`, `files_touched`, `imported` and
+        `damaged`: `None`, or `{"code": str, "reason": str}` for one that
+        cannot be read (listed after the sound ones)."""
+        ...
     def snapshot(self, checkpoint_id: str) -> Optional[str]: ...
     def rollback(
         self,
@@ -384,7 +396,7 @@ class CheckpointStore:
     ) -> str: ...
     def backfill_summary(self, checkpoint_id: str, session_id: str, summary: dict[str, Any]) -> str: ...
     def backfill_attribution(self, checkpoint_id: str, attribution: dict[str, Any]) -> str: ...
-    # Shadow branches: one commit per agent step (STORE.md §4).
+    # Shadow branches: one commit per agent step (docs/STORE.md §4).
     def shadow_step(
         self,
         session_id: str,
@@ -435,7 +447,7 @@ class CheckpointStore:
     def fetch_all(self, remote: str = "origin") -> FetchResult: ...
     def list_remote(self, remote: str = "origin") -> builtins.list[RemoteCheckpoint]: ...
 
-_RefFailureCode: TypeAlias = Literal["rejected", "conflict"]
+_RefFailureCode: TypeAlias = Literal["rejected", "conflict", "remote_unreachable"]
 _FetchOutcome: TypeAlias = Literal["created", "fast_forwarded", "up_to_date", "local_ahead", "replayed"]
 
 @final

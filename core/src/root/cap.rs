@@ -12,14 +12,16 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt};
-use cap_std::fs::{Dir, MetadataExt, OpenOptions, OpenOptionsExt};
-use std::os::unix::fs::PermissionsExt as _;
+#[cfg(unix)]
+use cap_std::fs::OpenOptionsExt as _;
+use cap_std::fs::{Dir, OpenOptions};
 
 use super::mem::not_a_file;
 use super::temp::{is_temp_for, temp_name};
-use super::{check_expect, EntryKind, Expect, Looked, Metadata, Root, WriteOptions};
+use super::{check_expect, EntryKind, Expect, Looked, Metadata, OpenedFile, Root, WriteOptions};
 use crate::error::{Error, Result};
 use crate::relpath::RelPath;
+use os::{create_link, link_text, metadata_of, plain_path, retry_busy, set_mode, temp_options};
 
 pub use cap_std::{ambient_authority, AmbientAuthority};
 
@@ -57,7 +59,7 @@ impl CapRoot {
         let path = path.as_ref();
         let shown = path.to_string_lossy().into_owned();
         let dir =
-            Dir::open_ambient_dir(path, authority).map_err(|e| Error::io(shown.clone(), e))?;
+            Dir::open_ambient_dir(path, authority).map_err(|e| root_error(path, &shown, e))?;
         let mut prefixes = Vec::new();
         for form in [
             std::path::absolute(path).ok(),
@@ -67,7 +69,7 @@ impl CapRoot {
         .flatten()
         {
             if let Some(s) = form.to_str() {
-                let s = s.trim_end_matches('/').to_owned();
+                let s = plain_path(s);
                 if !prefixes.contains(&s) {
                     prefixes.push(s);
                 }
@@ -184,9 +186,9 @@ impl CapRoot {
     }
 
     /// Opens the regular file at `path` for reading, never through a
-    /// symlink and never blocking on a FIFO; returns it with its length
+    /// symlink and never blocking on a FIFO; returns it with its metadata
     /// (from the one `fstat` that checks it is a regular file).
-    fn open_regular(&self, path: &RelPath) -> Result<(std::fs::File, u64)> {
+    fn open_regular(&self, path: &RelPath) -> Result<(std::fs::File, std::fs::Metadata)> {
         #[cfg(target_os = "linux")]
         if let Some(Ok(fd)) = beneath::open(&self.dir, path.as_str(), rustix::fs::OFlags::RDONLY) {
             let file = std::fs::File::from(fd);
@@ -199,11 +201,17 @@ impl CapRoot {
                 };
                 return Err(not_a_file(path, kind));
             }
-            return Ok((file, meta.len()));
+            return Ok((file, meta));
         }
         let parent = self.existing_parent(path)?;
         let mut options = OpenOptions::new();
         options.read(true).follow(FollowSymlinks::No);
+        // A FIFO swapped in for the file must not block the open (nor a
+        // terminal become the controlling one).
+        #[cfg(unix)]
+        options.custom_flags(
+            (rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32,
+        );
         let file = match parent.open_with(path.file_name(), &options) {
             Ok(f) => f,
             Err(e) => {
@@ -221,7 +229,7 @@ impl CapRoot {
         if !meta.is_file() {
             return Err(not_a_file(path, EntryKind::Other));
         }
-        Ok((file, meta.len()))
+        Ok((file, meta))
     }
 
     /// Writes a temp file next to `path` with `fill`, checks `options`'
@@ -259,8 +267,7 @@ impl CapRoot {
                         check_expect(path, now.as_ref(), options.expect)?;
                     }
                 }
-                parent
-                    .rename(&temp, &parent, name)
+                retry_busy(|| parent.rename(&temp, &parent, name))
                     .map_err(|e| Error::io(path.as_str(), e))?;
                 // The lock (if any) goes with `held`, after the rename.
                 drop(held);
@@ -309,6 +316,33 @@ fn canonical_of(_dir: &Dir) -> Option<std::path::PathBuf> {
 /// Opens `path`'s last component inside its opened parent for reading:
 /// never through a symlink, never blocking on a FIFO swapped in since it
 /// was looked at, never making a terminal the controlling one.
+/// The error of a root that cannot be opened: `not_a_directory` when the
+/// root (or a directory on the way to it) is a file or special file, an
+/// I/O error otherwise.
+fn root_error(path: &Path, shown: &str, error: io::Error) -> Error {
+    if error.kind() == io::ErrorKind::NotADirectory {
+        // The nearest of the root and its ancestors that is there and is not
+        // a directory (the root itself, usually).
+        let blocker = path.ancestors().find_map(|p| match std::fs::metadata(p) {
+            Ok(m) if !m.is_dir() => Some((p, m)),
+            _ => None,
+        });
+        if let Some((blocker, meta)) = blocker {
+            let kind = if meta.is_file() {
+                "file"
+            } else {
+                crate::root::EntryKind::Other.describe()
+            };
+            return Error::NotADirectory {
+                path: shown.to_owned(),
+                parent: blocker.to_string_lossy().into_owned(),
+                kind: kind.to_owned(),
+            };
+        }
+    }
+    Error::io(shown.to_owned(), error)
+}
+
 fn open_in(parent: &Dir, path: &RelPath) -> io::Result<std::fs::File> {
     #[cfg(target_os = "linux")]
     {
@@ -361,7 +395,9 @@ fn keep_owner(file: &std::fs::File, found: Option<&cap_std::fs::Metadata>) {
         return;
     };
     let Ok(new) = file.metadata() else { return };
+    use cap_std::fs::MetadataExt as _;
     use std::os::unix::fs::MetadataExt as _;
+    use std::os::unix::fs::PermissionsExt as _;
     if (new.uid(), new.gid()) == (old.uid(), old.gid()) {
         return;
     }
@@ -374,29 +410,6 @@ fn keep_owner(file: &std::fs::File, found: Option<&cap_std::fs::Metadata>) {
 
 #[cfg(not(target_os = "linux"))]
 fn keep_owner(_file: &std::fs::File, _found: Option<&cap_std::fs::Metadata>) {}
-
-/// A hash of what changes whenever an entry does: device, inode, size,
-/// mode, and modification and status-change times to the nanosecond.
-fn stamp_of(m: &cap_std::fs::Metadata) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (
-        m.dev(),
-        m.ino(),
-        m.len(),
-        m.mode(),
-        m.mtime(),
-        m.mtime_nsec(),
-        m.ctime(),
-        m.ctime_nsec(),
-    )
-        .hash(&mut h);
-    h.finish()
-}
-
-fn metadata_of(m: &cap_std::fs::Metadata) -> Metadata {
-    Metadata::new(kind_of(m), m.len(), m.mode() & 0o7777).with_stamp(stamp_of(m))
-}
 
 fn kind_of(m: &cap_std::fs::Metadata) -> EntryKind {
     let t = m.file_type();
@@ -535,8 +548,22 @@ impl Root for CapRoot {
     }
 
     fn read_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<Vec<u8>> {
-        let (file, len) = self.open_regular(path)?;
-        read_opened(path, file, len, max_bytes)
+        let (file, meta) = self.open_regular(path)?;
+        read_opened(path, file, meta.len(), max_bytes)
+    }
+
+    fn open_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<OpenedFile<'_>> {
+        let (file, meta) = self.open_regular(path)?;
+        let metadata = metadata_of(&cap_std::fs::Metadata::from_just_metadata(meta));
+        let reader: Box<dyn Read> = match max_bytes {
+            Some(limit) if metadata.len > limit => {
+                return Err(Error::file_too_large(path.as_str(), metadata.len, limit))
+            }
+            // Grown past the limit since the open: one byte more says so.
+            Some(limit) => Box::new(file.take(limit.saturating_add(1))),
+            None => Box::new(file),
+        };
+        Ok(OpenedFile::new(metadata, reader))
     }
 
     fn visit_file(&self, path: &RelPath, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
@@ -558,26 +585,19 @@ impl Root for CapRoot {
         let target = parent
             .read_link_contents(path.file_name())
             .map_err(|e| Error::io(path.as_str(), e))?;
-        target
-            .into_os_string()
-            .into_string()
-            .map_err(|_| Error::invalid_path(path.as_str(), "symlink target is not UTF-8"))
+        link_text(target)
+            .ok_or_else(|| Error::invalid_path(path.as_str(), "symlink target is not UTF-8"))
     }
 
     fn write_file(&self, path: &RelPath, bytes: &[u8], options: &WriteOptions) -> Result<()> {
         self.replace_with(path, options, |parent, temp| {
-            let mut open = OpenOptions::new();
-            open.write(true)
-                .create_new(true)
-                .mode(0o600)
-                .follow(FollowSymlinks::No);
-            let mut file = parent.open_with(temp, &open)?.into_std();
+            let mut file = parent.open_with(temp, &temp_options())?.into_std();
             // Held until the rename: a concurrent sweep leaves a locked temp alone.
             lock_temp(&file)?;
             file.write_all(bytes)?;
-            file.set_permissions(std::fs::Permissions::from_mode(options.mode & 0o7777))?;
+            set_mode(&file, options.mode)?;
             if options.durable {
-                file.sync_all()?;
+                durable::sync(&file)?;
             }
             Ok(Some(file))
         })
@@ -585,7 +605,7 @@ impl Root for CapRoot {
 
     fn write_link(&self, path: &RelPath, target: &str, options: &WriteOptions) -> Result<()> {
         self.replace_with(path, options, |parent, temp| {
-            parent.symlink_contents(target, temp)?;
+            create_link(parent, target, temp)?;
             Ok(None)
         })
     }
@@ -595,9 +615,7 @@ impl Root for CapRoot {
         if expect != Expect::Any {
             check_expect(path, lstat_in(&parent, path)?.as_ref(), expect)?;
         }
-        parent
-            .remove_file(path.file_name())
-            .map_err(|e| Error::io(path.as_str(), e))
+        retry_busy(|| parent.remove_file(path.file_name())).map_err(|e| Error::io(path.as_str(), e))
     }
 
     fn create_dir(&self, path: &RelPath) -> Result<()> {
@@ -626,9 +644,7 @@ impl Root for CapRoot {
                 .open_dir_nofollow(p.file_name())
                 .map_err(|e| Error::io(shown.clone(), e))?,
         };
-        // Directory handles may be O_PATH, which cannot fsync: open it for reading.
-        let readable = dir.open(".").map_err(|e| Error::io(shown.clone(), e))?;
-        readable.sync_all().map_err(|e| Error::io(shown, e))
+        durable::sync_dir(&dir).map_err(|e| Error::io(shown, e))
     }
 
     fn absolute_prefixes(&self) -> Vec<String> {
@@ -781,69 +797,14 @@ fn is_loop(e: &io::Error) -> bool {
     }
 }
 
-/// `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`: the kernel resolves a
-/// whole relative path below the root in one call, refusing every symlink
-/// (the last component included) and any escape, atomically.
 #[cfg(target_os = "linux")]
-mod beneath {
-    use std::io;
-    use std::os::fd::OwnedFd;
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::Once;
-
-    use cap_std::fs::Dir;
-    use rustix::fs::{Mode, OFlags, ResolveFlags};
-    use rustix::io::Errno;
-
-    /// Set once the kernel says it has no `openat2`, or when the environment
-    /// asks for the portable walk; the walk is used then.
-    static UNSUPPORTED: AtomicBool = AtomicBool::new(false);
-    static READ_ENVIRONMENT: Once = Once::new();
-
-    /// The environment variable that, set to `1`, makes every root use the
-    /// portable walk of one `O_NOFOLLOW` open per component (the path macOS
-    /// and older kernels take), so the test suites can run through it here.
-    pub(crate) const PORTABLE_WALK_ENV: &str = "AGENT_CHECKPOINT_PORTABLE_WALK";
-
-    /// Whether `openat2` is (still) tried.
-    pub(crate) fn in_use() -> bool {
-        READ_ENVIRONMENT.call_once(|| {
-            if std::env::var_os(PORTABLE_WALK_ENV).is_some_and(|v| v == "1") {
-                UNSUPPORTED.store(true, Ordering::Relaxed);
-            }
-        });
-        !UNSUPPORTED.load(Ordering::Relaxed)
-    }
-
-    /// Opens `rel` below `dir`; `None` when `openat2` is not available.
-    pub(super) fn open(dir: &Dir, rel: &str, flags: OFlags) -> Option<io::Result<OwnedFd>> {
-        if !in_use() {
-            return None;
-        }
-        let mut flags = flags | OFlags::CLOEXEC | OFlags::NOFOLLOW;
-        if !flags.contains(OFlags::PATH) {
-            // Opening a FIFO swapped in for a file must not hang. (O_PATH
-            // accepts no other flags.)
-            flags |= OFlags::NONBLOCK;
-        }
-        let resolve =
-            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
-        match rustix::fs::openat2(dir, rel, flags, Mode::empty(), resolve) {
-            Ok(fd) => Some(Ok(fd)),
-            Err(Errno::NOSYS | Errno::TOOBIG) => {
-                UNSUPPORTED.store(true, Ordering::Relaxed);
-                None
-            }
-            Err(e) => Some(Err(e.into())),
-        }
-    }
-
-    /// Opens the directory `rel` below `dir` (an `O_PATH` handle).
-    pub(super) fn open_dir(dir: &Dir, rel: &str) -> Option<io::Result<Dir>> {
-        open(dir, rel, OFlags::PATH | OFlags::DIRECTORY)
-            .map(|r| r.map(|fd| Dir::from_std_file(std::fs::File::from(fd))))
-    }
-}
+mod beneath;
+mod durable;
+/// What the POSIX and the Windows filesystems do differently: modes,
+/// change stamps, links, temp files.
+#[cfg_attr(unix, path = "cap/unix.rs")]
+#[cfg_attr(windows, path = "cap/windows.rs")]
+mod os;
 
 /// Whether paths are resolved with `openat2` (Linux with a kernel that has
 /// it), rather than by the portable walk of one `O_NOFOLLOW` open per

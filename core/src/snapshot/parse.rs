@@ -170,7 +170,7 @@ pub(super) fn parse(json: &str, options: &ParseOptions) -> Result<Snapshot> {
     }
     if let Some(raw) = top.field("root") {
         let root: String = serde_json::from_str(raw.get()).map_err(|e| field_error("root", e))?;
-        if !root.starts_with('/') || root.chars().any(char::is_control) {
+        if !is_absolute_root(&root) || root.chars().any(char::is_control) {
             return Err(Error::malformed(format!(
                 "root: {:?} is not an absolute path",
                 truncate_for_message(&root)
@@ -422,5 +422,30 @@ impl<'de, V: de::Deserialize<'de>> Visitor<'de> for StrictMap<'_, V> {
     ) -> std::result::Result<Self::Value, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
         Err(de::Error::custom("expected an object, found an array"))
+    }
+}
+
+/// Whether a snapshot's `root` is an absolute path: POSIX (`/...`), or
+/// Windows, where a root is recorded as a drive path (`C:\...`) or a UNC
+/// share (`\\server\share\...`).
+fn is_absolute_root(root: &str) -> bool {
+    let b = root.as_bytes();
+    let drive =
+        b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/');
+    root.starts_with('/') || root.starts_with("\\\\") || drive
+}
+
+#[cfg(test)]
+mod root_tests {
+    use super::is_absolute_root;
+
+    #[test]
+    fn posix_drive_and_unc_roots_are_absolute() {
+        for ok in ["/", "/home/p", r"C:\p", "c:/p", r"\\server\share\p"] {
+            assert!(is_absolute_root(ok), "{ok:?}");
+        }
+        for bad in ["", "p", "./p", "C:p", r"\p", "1:/p"] {
+            assert!(!is_absolute_root(bad), "{bad:?}");
+        }
     }
 }

@@ -275,9 +275,51 @@ fn rollback(state: &State, args: RollbackArgs) -> Result<RollbackResult, Error> 
     let snapshot = snapshot(state, &args.checkpoint_id)?;
     let options = RollbackOptions::default()
         .with_on_conflict(args.on_conflict.into())
-        .with_redo(args.redo);
+        .with_redo(args.redo)
+        .with_max_file_bytes(redo_file_limit(state, &snapshot.paths()));
     let report = agent_checkpoint::rollback(&state.root, &snapshot, &options)?;
     rollback_result(state, args.checkpoint_id, report)
+}
+
+/// The largest current file a rollback's redo reads, so that the redo
+/// holds at most the server's `max_capture_bytes` in all (as a capture
+/// does): the smallest files are kept, the larger ones left out of the
+/// redo (listed in `not_in_redo`). Judged from the sizes now, before any
+/// is read; a path that does not resolve counts nothing.
+pub(crate) fn redo_file_limit(state: &State, paths: &[String]) -> u64 {
+    let mut sizes = std::collections::BTreeMap::new();
+    for path in paths {
+        if let Ok(resolved) = agent_checkpoint::internals::resolve(&state.root, path) {
+            if let Some(meta) = resolved
+                .metadata
+                .filter(|m| m.kind == agent_checkpoint::root::EntryKind::File)
+            {
+                sizes.insert(resolved.key, meta.len);
+            }
+        }
+    }
+    let mut sizes: Vec<u64> = sizes.into_values().collect();
+    sizes.sort_unstable();
+    let max = state.max_capture_bytes;
+    let (mut total, mut limit) = (0u64, 0u64);
+    let mut i = 0;
+    while i < sizes.len() {
+        // Files of the same size are all in or all out: the limit cannot
+        // tell them apart.
+        let size = sizes[i];
+        let same = sizes[i..].iter().take_while(|s| **s == size).count() as u64;
+        match size
+            .checked_mul(same)
+            .and_then(|group| total.checked_add(group))
+        {
+            Some(with) if with <= max => total = with,
+            _ => return limit,
+        }
+        limit = size;
+        i += same as usize;
+    }
+    // All of them fit: a file that grows meanwhile may still reach the limit.
+    max.min(agent_checkpoint::DEFAULT_MAX_FILE_BYTES)
 }
 
 /// A rollback report as a tool result; its redo is kept as a new checkpoint
@@ -285,9 +327,9 @@ fn rollback(state: &State, args: RollbackArgs) -> Result<RollbackResult, Error> 
 pub(crate) fn rollback_result(
     state: &State,
     checkpoint_id: String,
-    report: RollbackReport,
+    mut report: RollbackReport,
 ) -> Result<RollbackResult, Error> {
-    let redo_checkpoint_id = match &report.redo {
+    let redo_checkpoint_id = match report.redo.take() {
         Some(redo) => {
             let session = state
                 .keeper
@@ -299,7 +341,7 @@ pub(crate) fn rollback_result(
             Some(
                 state
                     .keeper
-                    .keep(redo.as_str(), &paths, &session, "")?
+                    .keep(redo.into_json().into_string(), &paths, &session, "")?
                     .checkpoint_id,
             )
         }

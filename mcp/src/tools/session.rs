@@ -127,6 +127,8 @@ fn save(state: &State, args: SaveSessionArgs) -> Result<SaveSessionResult, Error
     let mut write = SessionWrite::from_json(&Value::Object(fields).to_string())?;
     agent_checkpoint_naming::id::validate_checkpoint_id(&checkpoint_id)?;
     agent_checkpoint_store::validate_segment_id("session_id", &session_id)?;
+    // Another root's checkpoint is never written (nor said to exist).
+    state.keeper.claim(&checkpoint_id)?;
     // Saving a session the server captured keeps what the capture wrote.
     let before = existing_session(store, &checkpoint_id, &session_id)?;
     let given = |s: String| (!s.is_empty()).then_some(s);

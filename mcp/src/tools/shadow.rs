@@ -3,9 +3,14 @@
 //! `shadow_log` lists the steps, `shadow_rewind_plan` previews going back
 //! to a step (with diffs) and `shadow_rewind` does it, atomically per file,
 //! keeping a redo checkpoint. They need the root to be a git working tree.
+//!
+//! The root may be a directory below the working tree's top: every call
+//! then passes it to the store as the scope, so a step records only what
+//! lies below the root (`git status` limited to it, a named path outside it
+//! `path_escapes_root`) and a rewind reads and writes only below it.
 
 use agent_checkpoint::{Error, RollbackOptions};
-use agent_checkpoint_store::{ShadowLogQuery, ShadowStep};
+use agent_checkpoint_store::{ShadowLogQuery, ShadowStep, Store};
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
@@ -27,7 +32,7 @@ pub(crate) struct StepArgs {
     pub session_id: String,
     /// Files the step changed or created, relative to the root (a directory
     /// stands for its files). The session's first step takes everything
-    /// `git status` shows and needs none.
+    /// `git status` shows below the root and needs none.
     #[serde(default)]
     pub files: Vec<String>,
     /// Files the step deleted.
@@ -49,6 +54,18 @@ pub(crate) struct StepOutcome {
     pub skipped: bool,
     /// Named paths left out because git ignores them.
     pub left_out: Vec<String>,
+    /// Files git does not track yet left out for their size (over 100
+    /// MiB: datasets, build output), never read.
+    pub too_large: Vec<LargeFile>,
+}
+
+/// A file a step left out for its size.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct LargeFile {
+    /// The path, relative to the root.
+    pub path: String,
+    /// Its size in bytes.
+    pub size: u64,
 }
 
 impl ToolOutput for StepOutcome {
@@ -122,8 +139,36 @@ pub(crate) struct RewindArgs {
     pub commit: String,
 }
 
+/// The root's directory relative to the top of the working tree (`""`
+/// when it is the top), `/`-separated: the scope of every shadow call.
+fn scope(state: &State, store: &Store) -> Result<String, Error> {
+    let outside = || Error::NotARepository {
+        path: state.root_dir.display().to_string(),
+        reason: "the server's root is not inside the repository's working tree".into(),
+    };
+    let workdir = store.work_dir().ok_or_else(outside)?;
+    let workdir = std::fs::canonicalize(&workdir).unwrap_or(workdir);
+    let inside = state
+        .root_dir
+        .strip_prefix(&workdir)
+        .map_err(|_| outside())?;
+    let mut parts = Vec::new();
+    for component in inside.components() {
+        match component {
+            std::path::Component::Normal(name) => {
+                parts.push(name.to_str().ok_or_else(|| {
+                    Error::invalid_path(inside.display().to_string(), "not UTF-8")
+                })?)
+            }
+            _ => return Err(outside()),
+        }
+    }
+    Ok(parts.join("/"))
+}
+
 fn step(state: &State, args: StepArgs) -> Result<StepOutcome, Error> {
     let store = state.keeper.store()?;
+    let scope = scope(state, store)?;
     let session = match args.session_id.as_str() {
         "" => state.session_id.clone(),
         id => id.to_owned(),
@@ -135,13 +180,22 @@ fn step(state: &State, args: StepArgs) -> Result<StepOutcome, Error> {
     let step = ShadowStep::new(session)
         .files(args.files)
         .deleted(args.deleted)
-        .message(message);
+        .message(message)
+        .scope(scope);
     let done = store.shadow_step(&step)?;
     Ok(StepOutcome {
         commit: done.commit,
         branch: done.branch,
         skipped: done.skipped,
         left_out: done.left_out,
+        too_large: done
+            .too_large
+            .into_iter()
+            .map(|f| LargeFile {
+                path: f.path,
+                size: f.size,
+            })
+            .collect(),
     })
 }
 
@@ -171,13 +225,29 @@ fn log(state: &State, args: LogArgs) -> Result<LogOutcome, Error> {
 
 fn rewind_plan(state: &State, args: RewindArgs) -> Result<PlanResult, Error> {
     let store = state.keeper.store()?;
-    let plan = store.shadow_rewind_plan(&args.commit, &state.root_dir, &preview_options(true))?;
+    let plan = store.shadow_rewind_plan_scoped(
+        &args.commit,
+        &scope(state, store)?,
+        &state.root_dir,
+        &preview_options(true),
+    )?;
     Ok(plan_result(args.commit, plan))
 }
 
 fn rewind(state: &State, args: RewindArgs) -> Result<RollbackResult, Error> {
     let store = state.keeper.store()?;
-    let report = store.shadow_rewind(&args.commit, &state.root_dir, &RollbackOptions::default())?;
+    let report = store.shadow_rewind_scoped(
+        &args.commit,
+        &scope(state, store)?,
+        &state.root_dir,
+        // Each file of the redo within the per-call limit (the paths are
+        // the store's to find, so the total is not judged here).
+        &RollbackOptions::default().with_max_file_bytes(
+            state
+                .max_capture_bytes
+                .min(agent_checkpoint::DEFAULT_MAX_FILE_BYTES),
+        ),
+    )?;
     rollback_result(state, args.commit, report)
 }
 

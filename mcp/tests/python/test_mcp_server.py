@@ -194,8 +194,10 @@ def test_protocol_errors_on_the_raw_pipe(project):
     assert process.returncode == 0, err
     messages = [json.loads(line) for line in out.decode().splitlines()]
     assert all(m["jsonrpc"] == "2.0" for m in messages)
-    by_id = {m.get("id"): m for m in messages if "id" in m}
-    anonymous = [m for m in messages if "id" not in m]
+    by_id = {m["id"]: m for m in messages if m.get("id") is not None}
+    # Answers to lines whose id cannot be read carry `"id": null` (JSON-RPC 2.0).
+    anonymous = [m for m in messages if m.get("id") is None]
+    assert all("id" in m for m in anonymous)
     assert sorted(m["error"]["code"] for m in anonymous) == [-32700, -32600]
     oversized = [m for m in anonymous if m["error"]["code"] == -32600][0]
     assert oversized["error"]["data"] == {"max_message_bytes": 4096}

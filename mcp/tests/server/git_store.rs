@@ -51,6 +51,12 @@ async fn captures_live_in_git_sessions_are_redacted_and_rollback_survives_a_rest
         "{snapshot_ref}"
     );
 
+    // A capture's session has no transcript: it reads back all the same
+    // (issue 40: `no_transcript` made it unreadable).
+    let captured_session = Store::open(root).unwrap().read_session(&id, 0).unwrap();
+    assert_eq!(captured_session.transcript, None);
+    assert_eq!(captured_session.metadata.agent, "Test Agent");
+
     let saved = client
         .call(
             "save_session",
@@ -72,7 +78,7 @@ async fn captures_live_in_git_sessions_are_redacted_and_rollback_survives_a_rest
     let store = Store::open(root).unwrap();
     let session = store.read_session(&id, 0).unwrap();
     assert_eq!(session.prompts, ["use the key REDACTED please"]);
-    let transcript = String::from_utf8(session.transcript).unwrap();
+    let transcript = String::from_utf8(session.transcript.unwrap()).unwrap();
     assert!(
         !transcript.contains(SECRET) && transcript.contains("REDACTED"),
         "{transcript}"
@@ -181,5 +187,78 @@ async fn without_git_sessions_cannot_be_saved_and_unknown_checkpoints_are_not_fo
         redacted["structuredContent"]["text"],
         json!("my key is REDACTED ok")
     );
+    client.finish().await;
+}
+
+#[tokio::test]
+async fn a_checkpoint_that_cannot_be_read_is_listed_as_damaged_not_the_end_of_the_list() {
+    let repo = git_repo();
+    let root = repo.path();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .current_dir(root)
+            .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    };
+    std::fs::write(root.join("a.txt"), "before\n").unwrap();
+    std::fs::write(root.join("b.txt"), "before\n").unwrap();
+    let mut client = Client::start(root, &ServerOptions::default());
+    client.initialize().await;
+    let mut ids = Vec::new();
+    for path in ["a.txt", "b.txt"] {
+        let captured = client
+            .call("capture_checkpoint", json!({"paths": [path]}))
+            .await;
+        ids.push(
+            captured["structuredContent"]["checkpoint_id"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{captured}"))
+                .to_owned(),
+        );
+    }
+    // One of this server's checkpoints now points at a commit with an
+    // empty tree; a teammate's malformed ref and another empty checkpoint
+    // (not this root's: never listed) sit beside it.
+    let empty = git(&[
+        "commit-tree",
+        "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+        "-m",
+        "x",
+    ]);
+    let shard = &ids[0][ids[0].len() - 2..];
+    git(&[
+        "update-ref",
+        &format!("refs/entire/checkpoints/{shard}/{}", ids[0]),
+        &empty,
+    ]);
+    git(&["update-ref", "refs/entire/checkpoints/ZN/-ZN", &empty]);
+    git(&[
+        "update-ref",
+        "refs/entire/checkpoints/00/01KV2000000000000000000000",
+        &empty,
+    ]);
+    let listed = client.call("list_checkpoints", json!({})).await;
+    let checkpoints = listed["structuredContent"]["checkpoints"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed}"))
+        .clone();
+    let code = |id: &str| {
+        checkpoints
+            .iter()
+            .find(|c| c["checkpoint_id"] == json!(id))
+            .map(|c| c["damaged"]["code"].clone())
+    };
+    assert_eq!(code(&ids[0]), Some(json!("corrupt_object")), "{listed}");
+    assert_eq!(code(&ids[1]), Some(json!(null)), "{listed}");
+    assert_eq!(code("-ZN"), None, "{listed}");
+    assert_eq!(code("01KV2000000000000000000000"), None, "{listed}");
     client.finish().await;
 }

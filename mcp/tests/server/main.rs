@@ -4,10 +4,14 @@
 #![allow(clippy::unwrap_used, missing_docs)]
 
 mod applied;
+mod attack;
+mod capture_peak;
 mod client;
+mod confinement;
 mod diffs;
 mod git_store;
 mod golden;
+mod memory;
 mod protocol;
 mod shadow;
 mod transcript;

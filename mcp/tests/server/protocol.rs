@@ -146,3 +146,113 @@ async fn the_end_of_input_before_initialize_ends_the_server_quietly() {
     assert_error(&client.recv().await, -32700, None);
     client.finish().await;
 }
+
+/// A request `depth` levels deep (the top-level object counted): a
+/// `redact_text` call whose `_meta` holds the nesting.
+fn nested_request(id: i64, depth: usize) -> Vec<u8> {
+    // {"jsonrpc":..,"params":{"name":..,"arguments":{..},"_meta":{"x":[[...]]}}}
+    let arrays = depth - 3;
+    let mut line = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"redact_text\",\"arguments\":{{\"text\":\"hi\"}},\"_meta\":{{\"x\":"
+    )
+    .into_bytes();
+    line.extend(std::iter::repeat_n(b'[', arrays));
+    line.extend(std::iter::repeat_n(b']', arrays));
+    line.extend_from_slice(b"}}}\n");
+    line
+}
+
+#[tokio::test]
+async fn a_deeply_nested_request_is_answered_with_its_id() {
+    use agent_checkpoint_mcp::MAX_DEPTH;
+    let dir = tempfile::tempdir().unwrap();
+    let mut client = Client::start(dir.path(), &ServerOptions::default());
+    client.initialize().await;
+    // At the limit: served as usual.
+    let line = nested_request(11, MAX_DEPTH);
+    assert!(agent_checkpoint_mcp::screen_forwards(&line));
+    client.send_raw(&line).await;
+    let served = client.recv().await;
+    assert_eq!(served["id"], json!(11), "{served}");
+    assert_eq!(served["result"]["structuredContent"]["text"], json!("hi"));
+    // One level deeper, and far deeper (well under the size limit): an
+    // invalid request with the id read from the top-level object.
+    for (id, depth) in [(12, MAX_DEPTH + 1), (13, 100_000)] {
+        client.send_raw(&nested_request(id, depth)).await;
+        let answer = client.recv().await;
+        assert_error(&answer, -32600, Some(id));
+        assert_eq!(answer["error"]["data"]["max_depth"], json!(MAX_DEPTH));
+    }
+    // Without an id that can be read: answered without one.
+    let mut deep = b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":[".to_vec();
+    deep.extend(std::iter::repeat_n(b'[', 200));
+    deep.extend(std::iter::repeat_n(b']', 201));
+    deep.extend_from_slice(b"}\n");
+    client.send_raw(&deep).await;
+    let answer = client.recv().await;
+    assert_eq!(answer["error"]["code"], json!(-32600), "{answer}");
+    // And the session goes on.
+    let pong = client.request("ping", json!({})).await;
+    assert_eq!(pong["result"], json!({}));
+    client.finish().await;
+}
+
+/// A request id the SDK's id type cannot hold (beyond `i64`, a fraction,
+/// `1e30`) is answered `-32600` with the id exactly as the client wrote
+/// it; an id that is no string or number, with `id: null`; a notification
+/// or a response the server cannot read is never answered.
+#[tokio::test]
+async fn an_id_is_given_back_exactly_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut client = Client::start(dir.path(), &ServerOptions::default());
+    client.initialize().await;
+    for id in [
+        "18446744073709551615",
+        "1e30",
+        "-9223372036854775809",
+        "1.5",
+        "12345678901234567890123",
+    ] {
+        let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n");
+        assert!(!agent_checkpoint_mcp::screen_forwards(line.as_bytes()));
+        client.send_raw(line.as_bytes()).await;
+        let answer = client.recv_line().await;
+        assert!(
+            answer.starts_with(&format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{{\"code\":-32600,"
+            )),
+            "{id}: {answer}"
+        );
+        // The screen's own refusals give it back the same way.
+        let line = format!("{{\"id\":{id},\"method\":\"ping\"}}\n");
+        client.send_raw(line.as_bytes()).await;
+        let answer = client.recv_line().await;
+        assert!(answer.contains(&format!("\"id\":{id},")), "{id}: {answer}");
+    }
+    // A string id, escapes and all.
+    client
+        .send_raw(
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"a\\u0062\\\"c\",\"method\":\"ping\",\"params\":7}\n",
+        )
+        .await;
+    let answer = client.recv_line().await;
+    assert!(answer.contains(r#""id":"a\u0062\"c","#), "{answer}");
+    // Not a string or a number: answered with null.
+    for id in ["true", "{\"a\":1}", "null"] {
+        let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n");
+        client.send_raw(line.as_bytes()).await;
+        let answer = client.recv().await;
+        assert_error(&answer, -32600, None);
+        assert!(answer.get("id").is_some(), "{answer}");
+    }
+    // Neither a notification nor a response is answered: the next line is the ping's.
+    client
+        .send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":7}\n")
+        .await;
+    client
+        .send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":18446744073709551615,\"result\":{}}\n")
+        .await;
+    let pong = client.request("ping", json!({})).await;
+    assert_eq!(pong["result"], json!({}), "{pong}");
+    client.finish().await;
+}

@@ -39,6 +39,11 @@ impl GitProgram {
         }
     }
 
+    /// Where git runs from (the work tree, else the git dir).
+    pub(crate) fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
     fn command(&self) -> Command {
         let mut cmd = Command::new("git");
         cmd.current_dir(&self.cwd)
@@ -58,9 +63,27 @@ impl GitProgram {
     /// given; the output whatever the exit status.
     ///
     /// # Errors
-    /// An I/O error when `git` cannot be started (not on `PATH`).
+    /// [`Error::GitTooOld`]; an I/O error when `git` cannot be started
+    /// (not on `PATH`).
     pub(crate) fn run(&self, args: &[&str], stdin: Option<&[u8]>) -> Result<Output> {
+        self.run_env(args, stdin, &[])
+    }
+
+    /// As [`GitProgram::run`], with `env` set for git (the committer a
+    /// reflog names); checks first (once per process) that `git` is at
+    /// least [`crate::git_version::MIN_GIT`].
+    ///
+    /// # Errors
+    /// [`Error::GitTooOld`]; an I/O error when `git` cannot be started.
+    pub(crate) fn run_env(
+        &self,
+        args: &[&str],
+        stdin: Option<&[u8]>,
+        env: &[(&str, &str)],
+    ) -> Result<Output> {
+        crate::git_version::require(crate::git_version::MIN_GIT, "the git store")?;
         let mut cmd = self.command();
+        cmd.envs(env.iter().copied());
         cmd.args(args).stdin(if stdin.is_some() {
             Stdio::piped()
         } else {
@@ -143,6 +166,29 @@ pub(crate) fn failure_kind(stderr: &str) -> Failure {
     }
 }
 
+const NO_CONNECTION_SIGNS: &[&str] = &[
+    "unable to connect",
+    "could not resolve",
+    "connection refused",
+    "does not appear to be a git repository",
+    "repository not found",
+    "could not read from remote repository",
+    "network is unreachable",
+    "no route to host",
+    "connection timed out",
+    "name or service not known",
+    "temporary failure in name resolution",
+    "unable to access",
+];
+
+/// Whether a failed run never got to talk to the remote (it cannot be
+/// reached, does not exist, or refused the credentials): trying again with
+/// fewer refs would fail the same way.
+pub(crate) fn never_connected(stderr: &str) -> bool {
+    let lower = stderr.to_ascii_lowercase();
+    failure_kind(stderr) == Failure::Auth || NO_CONNECTION_SIGNS.iter().any(|s| lower.contains(s))
+}
+
 /// The one line of stderr that says most about a failure: the first
 /// `fatal:` line, else the first `error:` line, else the last non-empty
 /// line (`remote:` lines included), cut to 300 characters.
@@ -220,6 +266,9 @@ mod tests {
         );
         let prompt = "fatal: could not read Username for 'https://h': terminal prompts disabled\n";
         assert_eq!(failure_kind(prompt), Failure::Auth);
+        assert!(never_connected(refused) && never_connected(auth));
+        let cut = "error: RPC failed; HTTP 413\nfatal: the remote end hung up unexpectedly\n";
+        assert!(!never_connected(cut));
         let missing = "fatal: couldn't find remote ref refs/entire/checkpoints/ZN/x\n";
         assert_eq!(failure_kind(missing), Failure::NoSuchRef);
         let hung =

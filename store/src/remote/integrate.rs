@@ -1,21 +1,22 @@
 //! Bringing the remote's tip of one ref into the local ref, whose objects
-//! a fetch put in `refs/entire-fetch-tmp/...`: create it, fast-forward it,
-//! leave it (ours is ahead) or replay ours on the remote's tip — always by
+//! a fetch put in its temp refs (`refs/entire-fetch-tmp/<token>/...`):
+//! create it, fast-forward it, leave it (ours is ahead) or replay ours on
+//! the remote's tip — always by
 //! compare-and-swap under the ref's lock, so a local write meanwhile is
 //! never lost (the attempt is rebuilt on the fresh tip).
 
-use gix::refs::transaction::{Change, PreviousValue, RefEdit, RefLog};
-use gix::refs::FullName;
 use gix::ObjectId;
 
 use crate::objects::git_error;
+use crate::ref_store::{self, Edit, Expected, Outcome};
 use crate::ref_update::{self, cas_edit, read_tip, Proposal};
 use crate::remote::history::merge_base;
 use crate::remote::replay::replay;
 use crate::store::{signature, Store};
-use agent_checkpoint::{Error, Result};
+use agent_checkpoint::Result;
 
-/// Namespace the remote's tips are fetched into before they are merged.
+/// Namespace the remote's tips are fetched into before they are merged
+/// (each fetching call under its own `<token>/`).
 pub const FETCH_TMP_PREFIX: &str = "refs/entire-fetch-tmp/";
 
 /// What bringing in the remote's tip did to the local ref.
@@ -51,15 +52,6 @@ impl FetchOutcome {
     pub const fn ahead(self) -> bool {
         matches!(self, FetchOutcome::LocalAhead | FetchOutcome::Replayed)
     }
-}
-
-/// The temp ref a remote's `ref_name` is fetched into:
-/// `refs/entire-fetch-tmp/<ref without refs/>`.
-pub(crate) fn tmp_ref(ref_name: &str) -> String {
-    format!(
-        "{FETCH_TMP_PREFIX}{}",
-        ref_name.strip_prefix("refs/").unwrap_or(ref_name)
-    )
 }
 
 /// Brings `remote_tip` into the local `ref_name`; returns what happened and
@@ -105,24 +97,6 @@ pub(crate) fn integrate(
     })
 }
 
-/// Creates every `(ref, tip)` in one ref transaction, each only if it does
-/// not exist; `false` (nothing changed) when one already did.
-pub(crate) fn create_all(repo: &gix::Repository, refs: &[(String, ObjectId)]) -> Result<bool> {
-    if refs.is_empty() {
-        return Ok(true);
-    }
-    let edits = refs
-        .iter()
-        .map(|(name, tip)| cas_edit(name, None, *tip, "entire: fetch"))
-        .collect::<Result<Vec<_>>>()?;
-    let who = signature(repo, None);
-    let mut time = gix::date::parse::TimeBuf::default();
-    match repo.edit_references_as(edits, Some(who.to_ref(&mut time))) {
-        Ok(_) => Ok(true),
-        Err(_) => Ok(false),
-    }
-}
-
 /// Deletes the refs `names` (missing ones are fine), in one transaction.
 pub(crate) fn delete_refs(repo: &gix::Repository, names: &[String]) -> Result<()> {
     if names.is_empty() {
@@ -130,24 +104,18 @@ pub(crate) fn delete_refs(repo: &gix::Repository, names: &[String]) -> Result<()
     }
     let edits = names
         .iter()
-        .map(|name| {
-            let name = FullName::try_from(name.as_str()).map_err(|e| Error::InvalidRefName {
-                name: name.clone(),
-                reason: e.to_string(),
-            })?;
-            Ok(RefEdit {
-                change: Change::Delete {
-                    expected: PreviousValue::Any,
-                    log: RefLog::AndReference,
-                },
-                name,
-                deref: false,
-            })
-        })
+        .map(|name| Edit::delete(name, Expected::Any, "entire: fetch done"))
         .collect::<Result<Vec<_>>>()?;
     let who = signature(repo, None);
-    let mut time = gix::date::parse::TimeBuf::default();
-    repo.edit_references_as(edits, Some(who.to_ref(&mut time)))
-        .map(|_| ())
-        .map_err(|e| git_error("deleting the fetch temp refs", e))
+    match ref_store::apply(repo, &edits, &who)? {
+        Outcome::Done => Ok(()),
+        Outcome::Moved => Err(git_error(
+            "deleting the fetch temp refs",
+            "a ref changed meanwhile",
+        )),
+        Outcome::Locked(held) => Err(match held.first() {
+            Some(path) => ref_store::lock_held(path),
+            None => git_error("deleting the fetch temp refs", "a git lock file was held"),
+        }),
+    }
 }

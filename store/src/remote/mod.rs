@@ -14,15 +14,23 @@
 //! root summary recomputed) instead of as tree deltas; only one session
 //! written differently on both sides is a `conflict`.
 
+pub(crate) mod blobs;
 mod fetch;
-mod git_program;
+pub(crate) mod git_program;
+mod held;
 mod history;
 mod integrate;
+mod known;
+mod lazy;
+mod ls_refs;
 mod porcelain;
 mod progress;
+pub(crate) mod promisor;
 mod push;
+mod record;
 mod replay;
 mod scratch;
+mod tmp_refs;
 
 use agent_checkpoint::{Error, ErrorCode};
 use serde::Serialize;
@@ -31,8 +39,10 @@ use crate::backend::Backend;
 
 pub use git_program::check_remote;
 pub use integrate::{FetchOutcome, FETCH_TMP_PREFIX};
+pub use lazy::MissingBlob;
 pub use progress::PushProgress;
-pub use push::{MAX_PUSH_ROUNDS, PUSH_BATCH};
+pub use promisor::PROMISOR_PREFIX;
+pub use push::{MAX_PUSH_ROUNDS, MAX_SPLIT_PUSHES};
 
 /// A ref a push or fetch did not get through, with why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -41,8 +51,9 @@ pub struct RefFailure {
     /// The ref (`refs/entire/checkpoints/<shard>/<id>` or the v1 branch).
     pub ref_name: String,
     /// The stable code: `rejected` (the remote refused it: a hook, a
-    /// policy, a tip that kept moving) or `conflict` (one session written
-    /// differently on both sides).
+    /// policy, a tip that kept moving), `conflict` (one session written
+    /// differently on both sides), or `remote_unreachable` (a push of this
+    /// ref alone failed as a whole while the rest of the push went through).
     #[serde(serialize_with = "code_name")]
     pub code: ErrorCode,
     /// The remote's one-line reason, or what conflicts.
@@ -128,6 +139,36 @@ pub struct FetchReport {
     pub fetched: Vec<FetchedRef>,
     /// Refs that could not be brought in (`conflict`: the local ref untouched).
     pub failed: Vec<RefFailure>,
+    /// Whether the fetch was treeless: the remote honoured
+    /// `--filter=blob:none`, so the fetched checkpoints' transcripts and
+    /// prompts stay on it until a read fetches them (their documents came).
+    /// `false` after a full fetch (the remote does not serve filters, or
+    /// [`FetchOptions::treeless`] was off) and when nothing new was fetched.
+    pub treeless: bool,
+}
+
+/// How [`Store::fetch_all_with`] fetches.
+///
+/// [`Store::fetch_all_with`]: crate::Store::fetch_all_with
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FetchOptions {
+    /// Fetch treeless (`--filter=blob:none`, then the documents) where the
+    /// remote serves filters (default `true`); `false` fetches every blob.
+    pub treeless: bool,
+}
+
+impl Default for FetchOptions {
+    fn default() -> FetchOptions {
+        FetchOptions { treeless: true }
+    }
+}
+
+impl FetchOptions {
+    /// Options that fetch every blob (no filter).
+    pub fn full() -> FetchOptions {
+        FetchOptions { treeless: false }
+    }
 }
 
 /// How the local store's copy of a remote checkpoint compares.

@@ -38,6 +38,11 @@ pub(crate) fn parse(stdout: &str) -> HashMap<String, RefStatus> {
             {
                 RefStatus::Diverged(reason)
             }
+            // The remote's ref moved under its own update (another push
+            // at the same moment): as good as moved on.
+            "!" if summary.starts_with("[remote rejected]") && raced(&reason) => {
+                RefStatus::Diverged(reason)
+            }
             "!" if summary.starts_with("[remote failure]") => RefStatus::Failed(reason),
             "!" => RefStatus::Refused(if reason.is_empty() {
                 summary.to_owned()
@@ -49,6 +54,13 @@ pub(crate) fn parse(stdout: &str) -> HashMap<String, RefStatus> {
         out.insert(to.to_owned(), status);
     }
     out
+}
+
+/// Whether a remote's refusal says its ref changed under the update.
+fn raced(reason: &str) -> bool {
+    reason.starts_with("failed to update ref")
+        || reason.contains("cannot lock ref")
+        || reason.contains("incorrect old value")
 }
 
 /// The text in the last parentheses of a summary (`[rejected] (fetch first)`).
@@ -74,10 +86,15 @@ mod tests {
             "!\trefs/e:refs/e\t[rejected] (non-fast-forward)\n",
             "!\trefs/f:refs/f\t[remote rejected] (pre-receive hook declined)\n",
             "!\trefs/g:refs/g\t[remote failure] (remote failed to report status)\n",
+            "!\trefs/h:refs/h\t[remote rejected] (failed to update ref)\n",
             "Done\n",
         );
         let s = parse(out);
-        assert_eq!(s.len(), 7);
+        assert_eq!(s.len(), 8);
+        assert_eq!(
+            s["refs/h"],
+            RefStatus::Diverged("failed to update ref".into())
+        );
         assert_eq!(s["refs/a"], RefStatus::Confirmed);
         assert_eq!(s["refs/b"], RefStatus::Confirmed);
         assert_eq!(s["refs/c"], RefStatus::Confirmed);

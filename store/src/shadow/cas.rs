@@ -1,20 +1,21 @@
 //! Moving and deleting a shadow branch: under the branch's exclusive lock
 //! file, compare-and-swap with the tip the attempt was built on, up to
 //! [`MAX_ATTEMPTS`] attempts with the store's backoff; exhaustion is
-//! `ref_busy` ("shadow branch ref moved"). A losing attempt deletes the
-//! loose commit object it wrote (never one that existed before it).
+//! `ref_busy` ("shadow branch ref moved"), or an I/O error naming the git
+//! lock file that stayed in the way. Moves and deletes alike clear a git
+//! lock of the branch left by a killed process. A losing attempt deletes
+//! the loose commit object it wrote (never one that existed before it).
 
 use std::path::Path;
 
-use gix::refs::transaction::{Change, PreviousValue, RefEdit, RefLog};
-use gix::refs::{FullName, Target};
 use gix::ObjectId;
 
 use crate::objects::{self, git_error};
+use crate::ref_store::{self, Edit, Expected, Outcome};
 use crate::ref_update::{
-    backoff, cas_edit, clear_abandoned_git_locks, lock_file, lost_race, read_tip, MAX_ATTEMPTS,
+    backoff, cas_edit, clear_abandoned_git_locks, gave_up, lock_file, read_tip, MAX_ATTEMPTS,
 };
-use agent_checkpoint::{Error, Result};
+use agent_checkpoint::Result;
 
 /// The full ref of a shadow branch.
 pub(crate) fn full_ref(branch: &str) -> String {
@@ -82,8 +83,7 @@ pub(crate) fn update<T>(
 ) -> Result<T> {
     let ref_name = full_ref(branch);
     let _lock = lock_file(&super::lock_path(common_dir, branch))?;
-    let mut time_buf = gix::date::parse::TimeBuf::default();
-    let committer = who.to_ref(&mut time_buf);
+    let mut held = Vec::new();
     for attempt in 1..=MAX_ATTEMPTS {
         let tip = read_tip(repo, &ref_name)?;
         let (commit, fresh, value) = match build(tip)? {
@@ -95,31 +95,30 @@ pub(crate) fn update<T>(
             } => (commit, fresh, value),
         };
         let edit = cas_edit(&ref_name, tip, commit, "entire: shadow step")?;
-        match repo.edit_references_as([edit], Some(committer)) {
-            Ok(_) => return Ok(value),
-            Err(e) if lost_race(&e) => {
-                if fresh {
-                    remove_loose(repo, commit);
-                }
-                if e.is_retryable() {
-                    clear_abandoned_git_locks(common_dir, std::slice::from_ref(&ref_name));
-                }
-                backoff(attempt)?;
+        held = match ref_store::apply(repo, &[edit], who)? {
+            Outcome::Done => return Ok(value),
+            Outcome::Moved => Vec::new(),
+            Outcome::Locked(held) => {
+                clear_abandoned_git_locks(common_dir, std::slice::from_ref(&ref_name));
+                held
             }
-            Err(e) => return Err(git_error(format!("updating {ref_name:?}"), e)),
+        };
+        if fresh {
+            remove_loose(repo, commit);
         }
+        backoff(attempt)?;
     }
-    Err(Error::RefBusy {
-        name: ref_name,
-        attempts: MAX_ATTEMPTS,
-    })
+    Err(gave_up(&ref_name, &held))
 }
 
 /// Deletes `branch` if it still points at `expected`, under its lock.
-/// `Ok(false)` when it moved or is gone (nothing deleted).
+/// `Ok(false)` when it moved or is gone (nothing deleted). A git lock file
+/// in the way is cleared when abandoned (as a step does), else reported.
 ///
 /// # Errors
-/// An I/O error from the ref store.
+/// An I/O error naming a git lock file that stayed in the way (a live
+/// `<branch>.lock`, or `packed-refs.lock`, which a delete needs); an I/O
+/// error from the ref store.
 pub(crate) fn delete(
     repo: &gix::Repository,
     common_dir: &Path,
@@ -128,26 +127,28 @@ pub(crate) fn delete(
 ) -> Result<bool> {
     let ref_name = full_ref(branch);
     let _lock = lock_file(&super::lock_path(common_dir, branch))?;
-    if read_tip(repo, &ref_name)? != Some(expected) {
-        return Ok(false);
+    let edit = Edit::delete(&ref_name, Expected::Is(expected), "entire: shadow clean")?;
+    let mut held = Vec::new();
+    for attempt in 1..=MAX_ATTEMPTS {
+        if read_tip(repo, &ref_name)? != Some(expected) {
+            return Ok(false);
+        }
+        held = match ref_store::apply(repo, std::slice::from_ref(&edit), &deleter(repo))? {
+            Outcome::Done => return Ok(true),
+            Outcome::Moved => return Ok(false),
+            Outcome::Locked(held) => {
+                clear_abandoned_git_locks(common_dir, std::slice::from_ref(&ref_name));
+                held
+            }
+        };
+        backoff(attempt)?;
     }
-    let name = FullName::try_from(ref_name.as_str()).map_err(|e| Error::InvalidRefName {
-        name: ref_name.clone(),
-        reason: e.to_string(),
-    })?;
-    let edit = RefEdit {
-        change: Change::Delete {
-            expected: PreviousValue::MustExistAndMatch(Target::Object(expected)),
-            log: RefLog::AndReference,
-        },
-        name,
-        deref: false,
-    };
-    match repo.edit_references([edit]) {
-        Ok(_) => Ok(true),
-        Err(e) if lost_race(&e) => Ok(false),
-        Err(e) => Err(git_error(format!("deleting {ref_name:?}"), e)),
-    }
+    Err(gave_up(&ref_name, &held))
+}
+
+/// Who a delete's reflog names: the repository's identity.
+fn deleter(repo: &gix::Repository) -> gix::actor::Signature {
+    crate::store::signature(repo, None)
 }
 
 /// Removes the loose object `id` (best effort).

@@ -26,7 +26,7 @@ pub struct CleanedBranch {
 
 /// The commits whose id starts with `prefix` (hex).
 pub(crate) fn commits_with_prefix(repo: &gix::Repository, prefix: &str) -> Vec<ObjectId> {
-    let Ok(prefix) = gix::hash::Prefix::from_hex(prefix) else {
+    let Some(prefix) = crate::objects::prefix(repo, prefix) else {
         return Vec::new();
     };
     let mut candidates = HashSet::new();

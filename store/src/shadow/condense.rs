@@ -51,7 +51,8 @@ impl Store {
     /// step against the base commit),
     /// the transcript and prompts of its latest step's metadata directory
     /// (`full.jsonl`, `prompt.txt`, already redacted; redacted again, which
-    /// changes nothing), `save_step_count`, and `ephemeral_branch`. The
+    /// changes nothing; a transcript that is not UTF-8 gets U+FFFD for each
+    /// invalid sequence), `save_step_count`, and `ephemeral_branch`. The
     /// session's steps are found on whichever shadow branch holds its
     /// newest one. Then the branch is deleted when every session on it has
     /// a persistent checkpoint.
@@ -60,6 +61,21 @@ impl Store {
     /// `not_found` when no shadow branch holds a step of the session; the
     /// errors of [`Store::write_session`].
     pub fn shadow_condense(&self, write: &SessionWrite) -> Result<Condensed> {
+        self.condense(write, true)
+    }
+
+    /// [`Store::shadow_condense`] that keeps the shadow branch, so the
+    /// session's steps can still be rewound (an agent hook condenses at the
+    /// end of a session the user may rewind afterwards);
+    /// [`Store::shadow_clean`] deletes it later. `branch_deleted` is `false`.
+    ///
+    /// # Errors
+    /// As [`Store::shadow_condense`].
+    pub fn shadow_condense_keeping_branch(&self, write: &SessionWrite) -> Result<Condensed> {
+        self.condense(write, false)
+    }
+
+    fn condense(&self, write: &SessionWrite, delete_branch: bool) -> Result<Condensed> {
         validate_segment_id("session_id", &write.session_id)?;
         let repo = self.local();
         let session = write.session_id.as_str();
@@ -89,7 +105,7 @@ impl Store {
         if full.transcript.is_none() {
             let transcript = join_transcript(&repo, &dir, "a session's transcript")?;
             if !transcript.is_empty() {
-                full.transcript = Some(transcript);
+                full.transcript = Some(utf8_transcript(transcript));
             }
         }
         if full.prompts.is_empty() {
@@ -106,7 +122,8 @@ impl Store {
         }
         let written = self.write_session(&full)?;
         let condensed = self.condensed_sessions()?;
-        let branch_deleted = sessions_on(&repo, tip)?.is_subset(&condensed)
+        let branch_deleted = delete_branch
+            && sessions_on(&repo, tip)?.is_subset(&condensed)
             && cas::delete(&repo, &self.common_dir, &branch, tip)?;
         Ok(Condensed {
             checkpoint_id: full.checkpoint_id,
@@ -118,6 +135,19 @@ impl Store {
             files_touched: files.into_iter().collect(),
             branch_deleted,
         })
+    }
+}
+
+/// A shadow step's transcript as the UTF-8 a persistent checkpoint holds:
+/// as is when it is UTF-8; otherwise (a tool printed Latin-1, say; the
+/// step redacted it as text all the same) each invalid sequence becomes
+/// U+FFFD, as the prompts do.
+fn utf8_transcript(bytes: Vec<u8>) -> Vec<u8> {
+    match String::from_utf8(bytes) {
+        Ok(text) => text.into_bytes(),
+        Err(e) => String::from_utf8_lossy(e.as_bytes())
+            .into_owned()
+            .into_bytes(),
     }
 }
 

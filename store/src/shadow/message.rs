@@ -11,7 +11,8 @@ pub const METADATA_TRAILER: &str = "Entire-Metadata";
 /// The message of a step when the caller gives none.
 pub const DEFAULT_STEP_MESSAGE: &str = "Checkpoint";
 
-/// The message of a shadow step: `<message>`, a blank line, then
+/// The message of a shadow step: `<message>` (the caller's, already
+/// redacted as text by the step, like a prompt), a blank line, then
 /// `Entire-Metadata: <metadata dir>` (task steps:
 /// `Entire-Metadata-Task: <task dir>` instead), `Entire-Session: <sid>`,
 /// `Entire-Strategy: manual-commit`, each ending in `\n`.

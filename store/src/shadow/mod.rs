@@ -25,11 +25,13 @@
 //! `<git-common-dir>/entire-shadow-locks/<branch, / as _>.lock`, so many
 //! processes stepping one branch lose nothing.
 
+mod blob;
 mod cas;
 mod clean;
 mod condense;
 mod diff;
 pub mod message;
+mod modes;
 mod paths;
 mod read;
 mod rewind;
@@ -41,7 +43,7 @@ mod worktree_id;
 pub use clean::CleanedBranch;
 pub use condense::Condensed;
 pub use read::{ShadowBranchInfo, ShadowLogQuery, ShadowStepInfo};
-pub use step::{ShadowStep, StepResult};
+pub use step::{ShadowStep, SkippedFile, StepResult, DEFAULT_MAX_UNTRACKED_BYTES};
 pub use worktree_id::worktree_id;
 
 /// The directory of the agent tool's own files in a working tree; never

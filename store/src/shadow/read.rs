@@ -14,6 +14,7 @@ use super::diff::{entry_at, Leaf};
 use super::message::StepTrailers;
 use crate::layout::{chunk_index, LEGACY_TRANSCRIPT_FILE};
 use crate::objects::{corrupt, read_blob, read_object, read_tree};
+use crate::ref_store::{self, Value};
 use crate::ref_update::read_tip;
 use crate::timestamp::Timestamp;
 use crate::Store;
@@ -182,21 +183,15 @@ pub(crate) fn session_has_step(
 
 /// Every shadow branch name with its tip, sorted by name.
 pub(crate) fn branches(repo: &gix::Repository) -> Result<Vec<(String, ObjectId)>> {
-    let platform = repo.references().map_err(|e| corrupt("the ref store", e))?;
-    let iter = platform
-        .prefixed("refs/heads/entire/")
-        .map_err(|e| corrupt("the ref store", e))?;
     let mut out = Vec::new();
-    for r in iter {
-        let r = r.map_err(|e| corrupt("a shadow branch", e))?;
-        let full = r.name().as_bstr().to_string();
+    for (full, value) in ref_store::list(repo, "refs/heads/entire/")? {
         let Some(branch) = full.strip_prefix("refs/heads/") else {
             continue;
         };
         if !is_shadow_branch(branch) {
             continue;
         }
-        let Some(tip) = r.target().try_id().map(ToOwned::to_owned) else {
+        let Value::Object(tip) = value else {
             continue;
         };
         out.push((branch.to_owned(), tip));
@@ -247,12 +242,9 @@ impl Store {
     /// `not_found` when `HEAD` has no commit.
     pub fn shadow_branch(&self) -> Result<String> {
         let repo = self.local();
-        let head = repo
-            .head_id()
-            .map_err(|_| Error::NotFound {
-                what: "a commit at HEAD".to_owned(),
-            })?
-            .detach();
+        let head = ref_store::head(&repo)?.id.ok_or_else(|| Error::NotFound {
+            what: "a commit at HEAD".to_owned(),
+        })?;
         shadow_branch_name(&head.to_string(), &super::worktree_id::of_repo(&repo))
     }
 
@@ -351,7 +343,9 @@ impl Store {
         };
         let transcript = join_transcript(&repo, &entries, &what)?;
         if transcript.is_empty() {
-            return Err(Error::NoTranscript { what });
+            return Err(Error::NoTranscript {
+                what: format!("step {}", found.commit),
+            });
         }
         Ok(transcript)
     }

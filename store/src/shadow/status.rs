@@ -4,7 +4,9 @@
 //!   (a session's first step): tracked files changed, added, deleted,
 //!   type-changed or renamed against `HEAD` and the index, and untracked
 //!   files that no ignore rule matches, one by one. Submodules and nested
-//!   repositories are left out; so is everything under `.entire/`.
+//!   repositories are left out; so is everything under `.entire/`. With a
+//!   [`Scope`], only its directory is walked (a pathspec) and only paths
+//!   inside it are kept.
 //! - [`Ignores`]: the ignore check of a named path (later steps and
 //!   rewinds): `.gitignore` in every directory on the way, `.git/info/exclude`
 //!   and `core.excludesFile`, an ignored directory ignoring all below it.
@@ -16,23 +18,94 @@ use std::collections::BTreeSet;
 
 use gix::bstr::ByteSlice;
 
-use super::paths::is_reserved;
+use super::paths::{is_reserved, Scope};
 use crate::objects::git_error;
+use crate::ref_store::{self, Format};
+use crate::remote::git_program::one_line_reason;
 use agent_checkpoint::{Error, Result};
 
-/// Every path `git status` would show for the working tree of `repo`, with
+/// Every path `git status` would show for the working tree of `repo`
+/// against `head_tree` (the tree of `HEAD`, read by the caller in the
+/// repository's ref format), with
 /// untracked files listed one by one (never an ignored one), renames as
-/// their two paths, `.entire/` and `.git` paths left out, sorted.
+/// their two paths, `.entire/` and `.git` paths left out, only the paths
+/// inside `scope`, sorted.
 ///
 /// # Errors
 /// An I/O error when the index, `HEAD`, the working tree or an ignore file
 /// cannot be read.
-pub(crate) fn changed_paths(repo: &gix::Repository) -> Result<BTreeSet<String>> {
+pub(crate) fn changed_paths(
+    repo: &gix::Repository,
+    head_tree: gix::ObjectId,
+    scope: &Scope,
+) -> Result<BTreeSet<String>> {
+    match ref_store::format(repo)? {
+        Format::Files => gix_changed_paths(repo, head_tree, scope),
+        // gitoxide's status reads `HEAD` itself (for `.gitmodules`), which
+        // it cannot in a reftable repository.
+        Format::Reftable => git_changed_paths(repo, scope),
+    }
+}
+
+/// `git status` of the working tree (of `scope` only): the same paths,
+/// asked of git.
+fn git_changed_paths(repo: &gix::Repository, scope: &Scope) -> Result<BTreeSet<String>> {
+    // git only warns about an ignore file it cannot read: fail closed here.
+    Ignores::new(repo)?;
+    let git = ref_store::git_for(repo)?;
+    let mut args = vec![
+        "--no-optional-locks".to_owned(),
+        "status".to_owned(),
+        "--porcelain=v1".to_owned(),
+        "-z".to_owned(),
+        "--untracked-files=all".to_owned(),
+        "--no-renames".to_owned(),
+        "--ignore-submodules=all".to_owned(),
+    ];
+    if let Some(prefix) = scope.prefix() {
+        // `top`: from the working tree's root; `literal`: the name is no glob.
+        args.push("--".to_owned());
+        args.push(format!(":(top,literal){prefix}"));
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = git.run(&args, None)?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() || stderr.contains("unable to access") {
+        return Err(git_error(
+            "reading the status of the working tree (fail closed)",
+            one_line_reason(&stderr),
+        ));
+    }
+    let mut paths = BTreeSet::new();
+    for record in out.stdout.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+        let Some(path) = record.get(3..).filter(|_| record.get(2) == Some(&b' ')) else {
+            return Err(git_error(
+                "reading the status of the working tree",
+                format!("git printed {:?}", String::from_utf8_lossy(record)),
+            ));
+        };
+        // A directory git did not descend into: a nested repository.
+        if record.starts_with(b"!!") || path.ends_with(b"/") {
+            continue;
+        }
+        insert(&mut paths, path)?;
+    }
+    // The pathspec narrows the walk; this is what confines the result.
+    paths.retain(|p| scope.contains(p));
+    Ok(paths)
+}
+
+fn gix_changed_paths(
+    repo: &gix::Repository,
+    head_tree: gix::ObjectId,
+    scope: &Scope,
+) -> Result<BTreeSet<String>> {
     use gix::status::{index_worktree, tree_index::TrackRenames, Item, UntrackedFiles};
     let fail = |e: gix::Error| git_error("reading the status of the working tree", e);
     let iter = repo
         .status(gix::progress::Discard)
         .map_err(fail)?
+        .head_tree(head_tree)
         .untracked_files(UntrackedFiles::Files)
         .index_worktree_rewrites(None)
         .tree_index_track_renames(TrackRenames::Disabled)
@@ -40,7 +113,13 @@ pub(crate) fn changed_paths(repo: &gix::Repository) -> Result<BTreeSet<String>> 
             ignore: gix::submodule::config::Ignore::All,
             check_dirty: false,
         })
-        .into_iter(None)
+        // `top`: from the working tree's root, whatever the process's
+        // directory; `literal`: the name is no glob.
+        .into_iter(
+            scope
+                .prefix()
+                .map(|p| gix::bstr::BString::from(format!(":(top,literal){p}"))),
+        )
         .map_err(fail)?;
     let mut paths = BTreeSet::new();
     for item in iter {
@@ -83,6 +162,8 @@ pub(crate) fn changed_paths(repo: &gix::Repository) -> Result<BTreeSet<String>> 
         };
         insert(&mut paths, path.as_bytes())?;
     }
+    // The pathspec narrows the walk; this is what confines the result.
+    paths.retain(|p| scope.contains(p));
     Ok(paths)
 }
 

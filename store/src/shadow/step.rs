@@ -4,7 +4,9 @@
 //! Everything that reads the working tree runs once, before the lock: the
 //! named files are checked against git's ignore rules (before a byte of
 //! them is read, so an ignored secret never becomes an object), read raw
-//! and written as blobs; the metadata directory is redacted and written.
+//! and written as blobs, a large one streamed from the file into the object
+//! database (memory stays bounded whatever its size); the metadata
+//! directory is redacted and written.
 //! Each compare-and-swap attempt then edits the fresh tip's tree along
 //! those paths only (gix's tree editor rewrites the trees on the way and
 //! reuses every other one), so a later step costs the same in a
@@ -18,10 +20,12 @@ use std::path::{Path, PathBuf};
 use gix::objs::tree::EntryKind;
 use gix::ObjectId;
 
+use super::blob::Blob;
 use super::cas::{self, Attempt};
 use super::diff::{entry_at, Leaf};
 use super::message::{check_message, step_message, DEFAULT_STEP_MESSAGE};
-use super::paths::{named, Named};
+use super::modes::{self, Taken};
+use super::paths::{Named, Scope};
 use super::read::{read_commit, session_has_step};
 use super::status::{changed_paths, Ignores};
 use super::worktree::{OnDisk, Worktree};
@@ -69,6 +73,33 @@ pub struct ShadowStep {
     /// `git status` shows). Default: when the session has no step on the
     /// branch yet.
     pub first: Option<bool>,
+    /// Confines the step to one directory of the working tree (relative to
+    /// its root, or absolute inside it; default: all of it): `files` and
+    /// `deleted` are then relative to that directory, one outside it is
+    /// refused with `path_escapes_root` (nothing written), a first step
+    /// takes only the changes `git status` shows inside it, and the paths
+    /// of the result are relative to it. An MCP server serving a
+    /// subdirectory passes it, so nothing outside reaches the branch.
+    pub scope: Option<String>,
+    /// The largest file `HEAD` does not track that the step takes, in bytes
+    /// (default [`DEFAULT_MAX_UNTRACKED_BYTES`], 100 MiB): a larger one is
+    /// never read, listed in [`StepResult::too_large`] with its size and
+    /// left as the branch had it.
+    pub max_untracked_bytes: Option<u64>,
+}
+
+/// The default [`ShadowStep::max_untracked_bytes`]: 100 MiB (a dataset or
+/// build output, not a source file; Cline and Codex skip such files too).
+pub const DEFAULT_MAX_UNTRACKED_BYTES: u64 = 100 << 20;
+
+/// A file a step did not take for its size.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct SkippedFile {
+    /// The path (relative to the step's scope when it has one).
+    pub path: String,
+    /// Its size in bytes.
+    pub size: u64,
 }
 
 impl ShadowStep {
@@ -122,6 +153,20 @@ impl ShadowStep {
         self
     }
 
+    /// Sets [`ShadowStep::scope`].
+    #[must_use]
+    pub fn scope(mut self, dir: impl Into<String>) -> ShadowStep {
+        self.scope = Some(dir.into());
+        self
+    }
+
+    /// Sets [`ShadowStep::max_untracked_bytes`].
+    #[must_use]
+    pub fn max_untracked_bytes(mut self, bytes: u64) -> ShadowStep {
+        self.max_untracked_bytes = Some(bytes);
+        self
+    }
+
     /// Says whether this is the session's first step.
     #[must_use]
     pub fn first(mut self, first: bool) -> ShadowStep {
@@ -145,8 +190,13 @@ pub struct StepResult {
     /// Whether the step was taken as the session's first.
     pub first: bool,
     /// Named paths not taken: ignored by git's rules, or under `.git` or
-    /// `.entire`.
+    /// `.entire` (relative to the step's scope when it has one); and files at
+    /// paths git refuses in a tree (`.GIT/x`, `git~1/x`, a `.gitmodules`
+    /// symlink), from the named or the changed files.
     pub left_out: Vec<String>,
+    /// Files `HEAD` does not track left out for their size (over
+    /// [`ShadowStep::max_untracked_bytes`]), never read, sorted by path.
+    pub too_large: Vec<SkippedFile>,
 }
 
 /// A path's new tree entry, or `None` to remove it.
@@ -195,16 +245,25 @@ impl Store {
         let base_commit = head.to_string();
         let branch = shadow_branch_name(&base_commit, &super::worktree_id::of_repo(&repo))?;
         let mut worktree = Worktree::open(&workdir)?;
+        let scope = Scope::parse(step.scope.as_deref(), &workdir)?;
 
         let mut left_out = Vec::new();
-        let named_edits = self.named_edits(
+        let mut sizes = Sizes {
+            head_tree,
+            max: step
+                .max_untracked_bytes
+                .unwrap_or(DEFAULT_MAX_UNTRACKED_BYTES),
+            too_large: BTreeMap::new(),
+        };
+        let (mut named_edits, named_taken) = self.named_edits(
             &repo,
             &mut worktree,
-            &workdir,
-            head_tree,
+            (&workdir, &scope),
+            &mut sizes,
             step,
             &mut left_out,
         )?;
+        objects::drop_refused(&mut named_edits, &mut left_out);
         let mut meta_edits = match &step.metadata_dir {
             Some(dir) => self.metadata_edits(&repo, dir, &step.session_id)?,
             None => Edits::new(),
@@ -228,10 +287,14 @@ impl Store {
             None => None,
         };
         debug_assert!(task_dir.as_deref().is_none_or(|d| d.contains(TASKS_DIR)));
-        let message = step_message(text, &step.session_id, task_dir.as_deref());
+        let message = step_message(
+            &self.options.redactor.text(text),
+            &step.session_id,
+            task_dir.as_deref(),
+        );
         let who = signature(&repo, step.author.as_ref());
 
-        let mut status_edits: Option<Edits> = None;
+        let mut status_edits: Option<(Edits, Taken)> = None;
         let mut first_taken = false;
         let commit = cas::update(&repo, &self.common_dir, &branch, &who, |tip| {
             let tip_tree = match tip {
@@ -246,15 +309,20 @@ impl Store {
             first_taken = first;
             let mut editor = if first {
                 if status_edits.is_none() {
-                    let paths = changed_paths(&repo)?;
-                    status_edits = Some(read_edits(
+                    let paths = changed_paths(&repo, head_tree, &scope)?;
+                    let mut taken = Taken::new();
+                    let mut edits = read_edits(
                         &repo,
                         &mut worktree,
+                        &mut sizes,
                         paths.iter().map(String::as_str),
-                    )?);
+                        &mut taken,
+                    )?;
+                    objects::drop_refused(&mut edits, &mut left_out);
+                    status_edits = Some((edits, taken));
                 }
                 let mut editor = edit_tree(&repo, head_tree)?;
-                apply(&mut editor, status_edits.iter().flatten())?;
+                apply(&mut editor, status_edits.iter().flat_map(|(e, _)| e))?;
                 if let Some(tip_tree) = tip_tree {
                     // Keep the other sessions' metadata.
                     match entry_at(&repo, tip_tree, ENTIRE_DIR)? {
@@ -274,6 +342,18 @@ impl Store {
             };
             apply(&mut editor, named_edits.iter())?;
             apply(&mut editor, meta_edits.iter())?;
+            let mut taken = Taken::new();
+            if first {
+                taken.extend(status_edits.iter().flat_map(|(_, t)| t.clone()));
+            }
+            taken.extend(named_taken.iter().map(|(p, m)| (p.clone(), *m)));
+            let recorded = modes::update(modes::read(&repo, tip_tree, &step.session_id)?, &taken);
+            let modes_edit: Edits = [(
+                modes::modes_path(&step.session_id),
+                Some((FileMode::Regular, modes::write(&repo, &recorded)?)),
+            )]
+            .into();
+            apply(&mut editor, modes_edit.iter())?;
             let tree = write_tree(&repo, &mut editor)?;
             if let (Some(tip), Some(tip_tree)) = (tip, tip_tree) {
                 if tree == tip_tree {
@@ -287,9 +367,22 @@ impl Store {
                 value: (commit, false),
             })
         })?;
+        let mut left_out: Vec<String> = left_out
+            .iter()
+            .map(|p| scope.strip(p).unwrap_or(p).to_owned())
+            .collect();
         left_out.sort();
         left_out.dedup();
+        let too_large = sizes
+            .too_large
+            .into_iter()
+            .map(|(path, size)| SkippedFile {
+                path: scope.strip(&path).unwrap_or(&path).to_owned(),
+                size,
+            })
+            .collect();
         Ok(StepResult {
+            too_large,
             commit: commit.0.to_string(),
             branch,
             skipped: commit.1,
@@ -299,23 +392,30 @@ impl Store {
         })
     }
 
-    /// The edits of the files and deletions a step names.
+    /// The edits of the files and deletions a step names, and what it took
+    /// at each path (for the modes file).
     fn named_edits(
         &self,
         repo: &gix::Repository,
         worktree: &mut Worktree,
-        workdir: &Path,
-        head_tree: ObjectId,
+        (workdir, scope): (&Path, &Scope),
+        sizes: &mut Sizes,
         step: &ShadowStep,
         left_out: &mut Vec<String>,
-    ) -> Result<Edits> {
+    ) -> Result<(Edits, Taken)> {
+        // Every name is checked before anything is read: one outside the
+        // scope fails the step as a whole.
+        for raw in step.files.iter().chain(&step.deleted) {
+            scope.named(raw, workdir)?;
+        }
         let mut take: Vec<RelPath> = Vec::new();
         let mut edits = Edits::new();
+        let mut taken = Taken::new();
         if !step.files.is_empty() {
             // Fail closed: without git's rules, no file is taken.
             let mut ignores = Ignores::new(repo)?;
             for raw in &step.files {
-                let path = match named(raw, workdir)? {
+                let path = match scope.named(raw, workdir)? {
                     Named::Reserved(p) => {
                         left_out.push(p);
                         continue;
@@ -326,7 +426,7 @@ impl Store {
                     repo,
                     worktree,
                     &mut ignores,
-                    head_tree,
+                    sizes.head_tree,
                     path,
                     &mut take,
                     left_out,
@@ -336,17 +436,20 @@ impl Store {
         edits.extend(read_edits(
             repo,
             worktree,
+            sizes,
             take.iter().map(RelPath::as_str),
+            &mut taken,
         )?);
         for raw in &step.deleted {
-            match named(raw, workdir)? {
+            match scope.named(raw, workdir)? {
                 Named::Reserved(p) => left_out.push(p),
                 Named::Path(p) => {
+                    taken.insert(p.as_str().to_owned(), None);
                     edits.insert(p.as_str().to_owned(), None);
                 }
             }
         }
-        Ok(edits)
+        Ok((edits, taken))
     }
 
     /// The files of the metadata directory `dir`, redacted, under
@@ -376,9 +479,8 @@ impl Store {
 
 /// The commit `HEAD` points at.
 fn head_commit(repo: &gix::Repository) -> Result<ObjectId> {
-    let head = repo.head().map_err(|e| git_error("reading HEAD", e))?;
-    head.id()
-        .map(gix::Id::detach)
+    crate::ref_store::head(repo)?
+        .id
         .ok_or_else(|| Error::NotFound {
             what: "a commit at HEAD (a shadow branch is named after it; commit first)".to_owned(),
         })
@@ -422,33 +524,61 @@ fn collect(
     Ok(())
 }
 
-/// Reads each path raw and writes its blob: the edits that make the tree
-/// hold what the working tree holds (absent, a directory or a special file
-/// is a removal).
+/// The size rule of a step: files `HEAD` does not track above `max` bytes
+/// are not read, and listed.
+struct Sizes {
+    head_tree: ObjectId,
+    max: u64,
+    too_large: BTreeMap<String, u64>,
+}
+
+/// Reads each path raw and writes its blob (streaming: see [`super::blob`]):
+/// the edits that make the tree hold what the working tree holds (absent, a
+/// directory or a special file is a removal); `taken` gets each path's full
+/// mode (see [`modes`]). A file `HEAD` does not track that holds more than
+/// `sizes.max` bytes when it is opened (or grows past it while it is read)
+/// gets no edit and is listed in `sizes.too_large`.
 fn read_edits<'a>(
     repo: &gix::Repository,
     worktree: &mut Worktree,
+    sizes: &mut Sizes,
     paths: impl Iterator<Item = &'a str>,
+    taken: &mut Taken,
 ) -> Result<Edits> {
     let mut edits = Edits::new();
     for path in paths {
         let rel = RelPath::try_from(path)?;
-        let entry = match worktree.read(&rel)? {
-            OnDisk::File {
-                bytes, executable, ..
-            } => {
+        let mut on_disk = worktree.read(repo, &rel, Some(sizes.max), Blob::Write)?;
+        if let OnDisk::TooLarge(size) = on_disk {
+            // The limit is for files `HEAD` does not track (looked up only
+            // for the large ones): a tracked one is taken whatever its size.
+            if entry_at(repo, sizes.head_tree, path)?.is_none() {
+                sizes.too_large.insert(path.to_owned(), size);
+                continue;
+            }
+            on_disk = worktree.read(repo, &rel, None, Blob::Write)?;
+        }
+        taken.insert(
+            path.to_owned(),
+            match &on_disk {
+                OnDisk::File { mode, .. } => Some(*mode),
+                _ => None,
+            },
+        );
+        let entry = match on_disk {
+            OnDisk::File { id, executable, .. } => {
                 let mode = if executable {
                     FileMode::Executable
                 } else {
                     FileMode::Regular
                 };
-                Some((mode, objects::write_blob(repo, &bytes)?))
+                Some((mode, id))
             }
             OnDisk::Link(target) => Some((
                 FileMode::Symlink,
                 objects::write_blob(repo, target.as_bytes())?,
             )),
-            OnDisk::Absent | OnDisk::Dir | OnDisk::Special => None,
+            OnDisk::Absent | OnDisk::Dir | OnDisk::Special | OnDisk::TooLarge(_) => None,
         };
         edits.insert(path.to_owned(), entry);
     }

@@ -1,12 +1,16 @@
 //! Reading the working tree raw, through the core's capability root: a
-//! file's bytes and executable bit, a symlink's target (never followed), a
-//! path below a symlink or a file counting as absent (git cannot hold it).
+//! file as its blob (written or only hashed, streaming: see [`blob`]) and
+//! its mode, a symlink's target (never followed), a path below a symlink
+//! or a file counting as absent (git cannot hold it).
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use agent_checkpoint::root::{ambient_authority, EntryKind, Root};
 use agent_checkpoint::{CapRoot, RelPath, Result};
+use gix::ObjectId;
+
+use super::blob::{self, Blob, FileBlob};
 
 /// What sits at a path of the working tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,13 +19,16 @@ pub(crate) enum OnDisk {
     Absent,
     /// A regular file.
     File {
-        /// Its bytes.
-        bytes: Vec<u8>,
+        /// Its blob (written, or only its ID computed).
+        id: ObjectId,
         /// Any executable bit set.
         executable: bool,
         /// Its permission bits.
         mode: u32,
     },
+    /// A regular file over the size limit of the read: not taken, with
+    /// its size (at least).
+    TooLarge(u64),
     /// A symlink and its target text.
     Link(String),
     /// A directory.
@@ -88,22 +95,30 @@ impl Worktree {
         Ok(self.root.metadata(path)?.map(|m| (m.kind, m.mode)))
     }
 
-    /// What is at `path` now, read raw.
+    /// What is at `path` now, read raw: a file as its blob (`how`), when
+    /// it holds at most `limit` bytes (`None`: any size).
     ///
     /// # Errors
     /// An I/O error other than "not there"; `invalid_path` for a symlink
     /// whose target is not UTF-8.
-    pub(crate) fn read(&mut self, path: &RelPath) -> Result<OnDisk> {
-        let Some((kind, mode)) = self.kind(path)? else {
+    pub(crate) fn read(
+        &mut self,
+        repo: &gix::Repository,
+        path: &RelPath,
+        limit: Option<u64>,
+        how: Blob,
+    ) -> Result<OnDisk> {
+        let Some((kind, _)) = self.kind(path)? else {
             return Ok(OnDisk::Absent);
         };
         Ok(match kind {
-            EntryKind::File => match self.root.read_file(path, None) {
-                Ok(bytes) => OnDisk::File {
-                    bytes,
-                    executable: mode & 0o111 != 0,
-                    mode,
+            EntryKind::File => match blob::file_blob(repo, &self.root, path, limit, how) {
+                Ok(FileBlob::Taken { id, metadata }) => OnDisk::File {
+                    id,
+                    executable: metadata.mode & 0o111 != 0,
+                    mode: metadata.mode,
                 },
+                Ok(FileBlob::TooLarge(size)) => OnDisk::TooLarge(size),
                 // Vanished (or replaced) between the look and the read.
                 Err(_) if self.root.metadata(path)?.is_none() => OnDisk::Absent,
                 Err(e) => return Err(e),

@@ -5,20 +5,128 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// A repository format `git init` makes: how refs are stored (`files`,
+/// `reftable`) and how objects are named (`sha1`, `sha256`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Format {
+    pub refs: &'static str,
+    pub objects: &'static str,
+}
+
+impl Format {
+    pub const FILES_SHA1: Format = Format {
+        refs: "files",
+        objects: "sha1",
+    };
+
+    /// Whether refs live in reftable (no loose ref files, no `packed-refs`).
+    pub fn reftable(self) -> bool {
+        self.refs == "reftable"
+    }
+
+    /// Hex digits of an object id.
+    pub fn hex_len(self) -> usize {
+        if self.objects == "sha256" {
+            64
+        } else {
+            40
+        }
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}", self.refs, self.objects)
+    }
+}
+
+/// The four formats: files and reftable refs, SHA-1 and SHA-256 objects.
+pub const FORMATS: [Format; 4] = [
+    Format::FILES_SHA1,
+    Format {
+        refs: "reftable",
+        objects: "sha1",
+    },
+    Format {
+        refs: "files",
+        objects: "sha256",
+    },
+    Format {
+        refs: "reftable",
+        objects: "sha256",
+    },
+];
+
+thread_local! {
+    static CURRENT: std::cell::Cell<Option<Format>> = const { std::cell::Cell::new(None) };
+}
+
+/// The formats a test runs on: `STORE_TEST_FORMAT` (`reftable-sha256`, ...)
+/// when set, else all four.
+pub fn formats() -> Vec<Format> {
+    match std::env::var("STORE_TEST_FORMAT") {
+        Ok(name) if !name.is_empty() => {
+            let f = FORMATS
+                .into_iter()
+                .find(|f| f.to_string() == name)
+                .unwrap_or_else(|| panic!("STORE_TEST_FORMAT={name:?} is none of {FORMATS:?}"));
+            vec![f]
+        }
+        _ => FORMATS.to_vec(),
+    }
+}
+
+/// The format [`TestRepo::new`] makes on this thread: the one
+/// [`each_format`] is running, else `STORE_TEST_FORMAT`, else files-sha1.
+pub fn current_format() -> Format {
+    CURRENT
+        .with(std::cell::Cell::get)
+        .or_else(|| {
+            std::env::var("STORE_TEST_FORMAT")
+                .ok()
+                .filter(|n| !n.is_empty())
+                .map(|_| formats()[0])
+        })
+        .unwrap_or(Format::FILES_SHA1)
+}
+
+/// Runs `test` once per format of [`formats`], every [`TestRepo::new`] in it
+/// making a repository of that format (a failure names the format).
+pub fn each_format(test: impl Fn()) {
+    for format in formats() {
+        eprintln!("== repository format {format}");
+        CURRENT.with(|c| c.set(Some(format)));
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(&test));
+        CURRENT.with(|c| c.set(None));
+        if let Err(panic) = outcome {
+            eprintln!("== failed in repository format {format}");
+            std::panic::resume_unwind(panic);
+        }
+    }
+}
+
 /// A temporary repository with its own `HOME`, initialised by `git init`
-/// with a local identity.
+/// (in [`current_format`]) with a local identity.
 pub struct TestRepo {
     pub dir: tempfile::TempDir,
     pub home: tempfile::TempDir,
+    pub format: Format,
 }
 
 impl TestRepo {
     pub fn new() -> TestRepo {
+        TestRepo::with_format(current_format())
+    }
+
+    pub fn with_format(format: Format) -> TestRepo {
         let repo = TestRepo {
             dir: tempfile::tempdir().unwrap(),
             home: tempfile::tempdir().unwrap(),
+            format,
         };
-        repo.git(&["init", "-q", "-b", "main"]);
+        let refs = format!("--ref-format={}", format.refs);
+        let objects = format!("--object-format={}", format.objects);
+        repo.git(&["init", "-q", "-b", "main", &refs, &objects]);
         repo.git(&["config", "user.name", "Test User"]);
         repo.git(&["config", "user.email", "test@example.com"]);
         repo
@@ -80,6 +188,26 @@ impl TestRepo {
             .lines()
             .map(str::to_owned)
             .collect()
+    }
+
+    /// The id of the empty tree in this repository's hash.
+    pub fn empty_tree(&self) -> String {
+        self.mktree(&[])
+    }
+
+    /// Deletes the loose object `id` (it must be loose).
+    pub fn remove_loose(&self, id: &str) {
+        let dir = self.path().join(".git/objects").join(&id[..2]);
+        std::fs::remove_file(dir.join(&id[2..])).unwrap();
+    }
+
+    /// Points `name` at a commit that does not exist (made, then deleted).
+    pub fn ref_to_missing_commit(&self, name: &str) -> String {
+        let tree = self.empty_tree();
+        let commit = self.commit_tree(&tree, None, "soon gone");
+        self.git(&["update-ref", name, &commit]);
+        self.remove_loose(&commit);
+        commit
     }
 
     pub fn cat(&self, spec: &str) -> String {

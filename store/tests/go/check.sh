@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Go's encoding/json judges our documents: decodes every document pinned by
-# tests/vectors/store_*.json into Go structs written from STORE.md §6 and
+# tests/vectors/store_*.json into Go structs written from docs/STORE.md §6 and
 # checks that Go re-encodes it to the same bytes. Installs Go (Debian's
 # golang-go) when it is missing.
 set -euo pipefail

@@ -5,10 +5,11 @@
 //! whose `origin` is the server, opened as stores.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+use std::collections::BTreeSet;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_checkpoint_store::{Backend, NoRedaction, Store, StoreOptions};
@@ -56,6 +57,7 @@ pub struct Server {
     home: tempfile::TempDir,
     port: u16,
     daemon: Option<Daemon>,
+    trace: bool,
 }
 
 impl Server {
@@ -64,8 +66,11 @@ impl Server {
         let base = tempfile::tempdir().unwrap();
         let home = tempfile::tempdir().unwrap();
         let bare = base.path().join("remote.git");
+        let format = crate::common::current_format();
         let out = git_command(base.path(), home.path())
             .args(["init", "-q", "--bare", "-b", "main"])
+            .arg(format!("--ref-format={}", format.refs))
+            .arg(format!("--object-format={}", format.objects))
             .arg(&bare)
             .output()
             .unwrap();
@@ -80,11 +85,15 @@ impl Server {
             home,
             port: 0,
             daemon: None,
+            trace: false,
         };
         // Keep every pushed object as its own file or pack: never gc'd away
         // before the tests scan them.
         server.git(&["config", "gc.auto", "0"]);
         server.git(&["config", "receive.autogc", "false"]);
+        // As hosting services run it: every pushed object judged by
+        // `git fsck` rules, a push with one bad object refused whole.
+        server.git(&["config", "receive.fsckObjects", "true"]);
         if kind == Kind::Daemon {
             server.port = free_port();
             server.restart();
@@ -117,23 +126,79 @@ impl Server {
             "--listen=127.0.0.1",
             "--export-all",
             "--informative-errors",
+            "--verbose",
         ])
         .arg(format!("--port={}", self.port))
         .arg(format!("--base-path={}", self.base.path().display()))
         .arg(self.base.path())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stderr(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(self.daemon_log())
+                .unwrap(),
+        );
+        if self.trace {
+            cmd.env("GIT_TRACE_PACKET", self.packet_log());
+        }
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let child = cmd.spawn().unwrap();
-        self.daemon = Some(Daemon { child });
+        let mut daemon = Daemon { child };
         for _ in 0..500 {
+            if let Some(status) = daemon.child.try_wait().unwrap() {
+                panic!(
+                    "git daemon on port {} exited ({status}): {}",
+                    self.port,
+                    std::fs::read_to_string(self.daemon_log()).unwrap_or_default()
+                );
+            }
             if TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                self.daemon = Some(daemon);
                 return;
             }
             std::thread::sleep(Duration::from_millis(10));
         }
         panic!("git daemon did not listen on port {} within 5 s", self.port);
+    }
+
+    /// Where the daemon (`--verbose`) logs each request.
+    fn daemon_log(&self) -> PathBuf {
+        self.home.path().join("daemon.log")
+    }
+
+    /// How many `upload-pack` requests (fetches, listings) the daemon has
+    /// served so far.
+    pub fn daemon_fetches(&self) -> usize {
+        std::fs::read_to_string(self.daemon_log())
+            .map_or(0, |t| t.matches("Request upload-pack").count())
+    }
+
+    /// Restarts the daemon with every packet its servers exchange logged
+    /// (`GIT_TRACE_PACKET`), read by [`Server::packets`].
+    pub fn trace_packets(&mut self) {
+        assert_eq!(self.kind, Kind::Daemon);
+        self.trace = true;
+        self.restart();
+    }
+
+    fn packet_log(&self) -> PathBuf {
+        self.home.path().join("packets.log")
+    }
+
+    /// The packet log of [`Server::trace_packets`] so far.
+    pub fn packets(&self) -> String {
+        std::fs::read_to_string(self.packet_log()).unwrap_or_default()
+    }
+
+    /// Whether the remote serves filtered fetches (`uploadpack.allowFilter`).
+    pub fn allow_filters(&self, on: bool) {
+        self.git(&[
+            "config",
+            "uploadpack.allowFilter",
+            if on { "true" } else { "false" },
+        ]);
     }
 
     /// Kills the daemon and everything it started (connections, hooks).
@@ -209,9 +274,20 @@ impl Server {
     }
 }
 
+/// A port free now and never handed out before in this test process: the
+/// tests of one binary run on parallel threads, and a server that stops and
+/// restarts its daemon must find its port still its own (a port the kernel
+/// gave back could otherwise go to another test's daemon in between).
 fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
+    static HANDED_OUT: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+    let mut handed_out = HANDED_OUT.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        if handed_out.insert(port) {
+            return port;
+        }
+    }
 }
 
 /// A port nothing listens on (bound, then released).
@@ -259,6 +335,104 @@ impl Clone {
             .then(|| String::from_utf8(out.stdout).unwrap().trim().to_owned())
     }
 
+    /// Makes every push of this clone to `origin` log one line in the
+    /// returned file (its `remote.origin.receivepack` is a wrapper around
+    /// `git receive-pack`): the number of `git push` runs, counted at the
+    /// remote's end. For [`Kind::File`] servers.
+    pub fn count_pushes(&self) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let log = self.repo.home.path().join("pushes.log");
+        let wrapper = self.repo.home.path().join("receive-pack.sh");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\necho push >> '{}'\nexec git receive-pack \"$@\"\n",
+                log.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        self.repo.git(&[
+            "config",
+            "remote.origin.receivepack",
+            &wrapper.display().to_string(),
+        ]);
+        log
+    }
+
+    /// How many objects of each kind (`blob`, `tree`, `commit`) the clone
+    /// holds, counted by `git cat-file --batch-all-objects --batch-check`
+    /// (which never fetches).
+    pub fn object_counts(&self) -> std::collections::BTreeMap<String, usize> {
+        let out = self.repo.git_output(
+            &[
+                "cat-file",
+                "--batch-all-objects",
+                "--batch-check=%(objecttype)",
+            ],
+            None,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut counts = std::collections::BTreeMap::new();
+        for kind in String::from_utf8(out.stdout).unwrap().lines() {
+            *counts.entry(kind.to_owned()).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    /// Whether the clone holds object `oid` (never fetching it).
+    pub fn has_object(&self, oid: &str) -> bool {
+        self.repo
+            .command()
+            .env("GIT_NO_LAZY_FETCH", "1")
+            .args(["cat-file", "-e", oid])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    }
+
+    /// The promisor remotes a treeless fetch configured here.
+    pub fn promisor_remotes(&self) -> Vec<String> {
+        self.repo
+            .git(&["remote"])
+            .lines()
+            .filter(|r| r.starts_with(agent_checkpoint_store::PROMISOR_PREFIX))
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Makes every fetch from this clone's promisor remotes (what a read
+    /// after a treeless fetch runs) log one line in the returned file (a
+    /// `git upload-pack` wrapper): round trips, counted at the remote's
+    /// end. For [`Kind::File`] servers.
+    pub fn count_promisor_fetches(&self) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let log = self.repo.home.path().join("fetches.log");
+        let wrapper = self.repo.home.path().join("upload-pack.sh");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\necho fetch >> '{}'\nexec git upload-pack \"$@\"\n",
+                log.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        for remote in self.promisor_remotes() {
+            self.repo.git(&[
+                "config",
+                &format!("remote.{remote}.uploadpack"),
+                &wrapper.display().to_string(),
+            ]);
+        }
+        log
+    }
+
     /// The refs in the push queue.
     pub fn queued(&self) -> Vec<String> {
         agent_checkpoint_naming::PushQueue::new(self.path().join(".git"))
@@ -266,6 +440,11 @@ impl Clone {
             .unwrap()
             .refs
     }
+}
+
+/// How many pushes the log of [`Clone::count_pushes`] counted.
+pub fn pushes(log: &Path) -> usize {
+    std::fs::read_to_string(log).map_or(0, |t| t.lines().count())
 }
 
 /// The checkpoint ref of `id`.

@@ -1,0 +1,106 @@
+//! Issue 29.9: one `capture_checkpoint` call captures at most
+//! `max_capture_bytes` (default 512 MiB), all its files together, checked
+//! from their sizes before any is read. Run in a child process under
+//! `ulimit -v` beside two sparse files of 1000 MB (each under the core's
+//! per-file limit) whose snapshot would not fit in the memory it may use:
+//! the call is `too_large` and the process is not killed.
+
+use std::os::unix::fs::MetadataExt as _;
+use std::os::unix::process::ExitStatusExt as _;
+use std::process::Command;
+
+use agent_checkpoint_mcp::{ServerOptions, DEFAULT_MAX_CAPTURE_BYTES};
+use serde_json::json;
+
+use crate::client::{tool_error_code, Client};
+
+/// What the child runs: the calls, against the directory it is given.
+#[tokio::test]
+async fn child_capture_over_the_limit() {
+    let Some(dir) = std::env::var_os("MCP_MEMORY_CHILD") else {
+        return;
+    };
+    let dir = std::path::PathBuf::from(dir);
+    let mut client = Client::start(&dir, &ServerOptions::default());
+    client.initialize().await;
+    // The issue's two files of 1000 MB, each under the core's 1 GiB limit.
+    let refused = client
+        .call(
+            "capture_checkpoint",
+            json!({"paths": ["big1.bin", "big2.bin"]}),
+        )
+        .await;
+    assert_eq!(tool_error_code(&refused), "too_large", "{refused}");
+    client.finish().await;
+    // A configured limit, over it by two files that each fit.
+    let options = ServerOptions::default().with_max_capture_bytes(1 << 20);
+    let mut client = Client::start(&dir, &options);
+    client.initialize().await;
+    let refused = client
+        .call(
+            "capture_checkpoint",
+            json!({"paths": ["half1.bin", "half2.bin"]}),
+        )
+        .await;
+    assert_eq!(tool_error_code(&refused), "too_large", "{refused}");
+    // Within the limit: captured.
+    let ok = client
+        .call(
+            "capture_checkpoint",
+            json!({"paths": ["half1.bin", "small.txt"]}),
+        )
+        .await;
+    assert_eq!(ok["isError"], json!(false), "{ok}");
+    client.finish().await;
+    println!("child capture ok");
+}
+
+fn sparse(path: &std::path::Path, size: u64) -> bool {
+    let file = std::fs::File::create(path).unwrap();
+    file.set_len(size).is_ok() && file.metadata().unwrap().blocks() < 1 << 16
+}
+
+#[test]
+fn capture_over_the_request_limit_reads_nothing_under_ulimit() {
+    let dir = tempfile::tempdir().unwrap();
+    const BIG: u64 = 1_000_000_000;
+    const {
+        assert!(
+            DEFAULT_MAX_CAPTURE_BYTES < 2 * BIG && BIG < agent_checkpoint::DEFAULT_MAX_FILE_BYTES
+        )
+    };
+    if !sparse(&dir.path().join("big1.bin"), BIG) || !sparse(&dir.path().join("big2.bin"), BIG) {
+        eprintln!("memory: SKIPPED: no sparse files here");
+        return;
+    }
+    for half in ["half1.bin", "half2.bin"] {
+        std::fs::write(dir.path().join(half), vec![b'h'; (1 << 19) + 1]).unwrap();
+    }
+    std::fs::write(dir.path().join("small.txt"), "small\n").unwrap();
+    // 2.5 GB of address space: the two files' snapshot (2.67 GB of base64)
+    // cannot be held.
+    let limit_kib: u64 = 2_500_000;
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -v "$0" && exec "$@""#)
+        .arg(limit_kib.to_string())
+        .arg(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "memory::child_capture_over_the_limit",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("MCP_MEMORY_CHILD", dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.signal(),
+        None,
+        "killed (out of memory?): {stdout}\n{stderr}"
+    );
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("child capture ok"), "{stdout}\n{stderr}");
+}
