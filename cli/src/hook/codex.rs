@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-use super::event::{string, Event, EventKind, Tool, ToolKind};
+use super::event::{named_input, snake_case_event, string, EventKind, Tool, ToolKind};
 use super::Parsed;
 
 /// Parses one Codex event.
@@ -29,17 +29,11 @@ pub(crate) fn parse(doc: &Value) -> Result<Parsed, String> {
         }
         other => return Err(format!("unknown event {other:?}")),
     };
-    Ok(Parsed::silent(Event {
-        kind,
-        session_id: string(doc, "session_id").ok_or("no session_id")?,
-        cwd: string(doc, "cwd").map(Into::into),
-        transcript_path: string(doc, "transcript_path").map(Into::into),
-    }))
+    Ok(Parsed::silent(snake_case_event(doc, kind)?))
 }
 
 fn tool(doc: &Value) -> Tool {
-    let name = string(doc, "tool_name").unwrap_or_default();
-    let input = doc.get("tool_input").cloned().unwrap_or(Value::Null);
+    let (name, input) = named_input(doc);
     let command = string(&input, "command").unwrap_or_default();
     let kind = match name.as_str() {
         "apply_patch" | "Edit" | "Write" => ToolKind::Files(patch_paths(&command)),

@@ -72,6 +72,25 @@ impl Tool {
     }
 }
 
+/// The event of an agent whose hooks send the common fields in snake_case
+/// (`session_id`, `cwd`, `transcript_path`: Claude Code, Codex, Gemini CLI).
+pub(crate) fn snake_case_event(doc: &Value, kind: EventKind) -> Result<Event, String> {
+    Ok(Event {
+        kind,
+        session_id: string(doc, "session_id").ok_or("no session_id")?,
+        cwd: string(doc, "cwd").map(Into::into),
+        transcript_path: string(doc, "transcript_path").map(Into::into),
+    })
+}
+
+/// A tool call's name (`tool_name`) and its input object (`tool_input`,
+/// `null` when absent), as Claude Code, Codex and Gemini CLI send them.
+pub(crate) fn named_input(doc: &Value) -> (String, Value) {
+    let name = string(doc, "tool_name").unwrap_or_default();
+    let input = doc.get("tool_input").cloned().unwrap_or(Value::Null);
+    (name, input)
+}
+
 /// The string at `key` of `doc`, when it is a non-empty string.
 pub(crate) fn string(doc: &Value, key: &str) -> Option<String> {
     doc.get(key)

@@ -45,16 +45,7 @@ pub(super) fn rewind(
         let options = PlanOptions::default()
             .with_diff(args.diff.options())
             .with_on_conflict(on_conflict);
-        let plan = agent_checkpoint::plan_rollback(&cap, &snapshot, &options)?;
-        let text = if json {
-            output::to_json(&plan)?
-        } else if options.diff.is_some() {
-            plan_diff::format(&plan, args.diff.colored())
-        } else {
-            output::format_plan(&plan)
-        };
-        output::print_text(&text)?;
-        return Ok(ExitCode::SUCCESS);
+        return print_plan(&cap, &snapshot, &options, args, json);
     }
     let options = RollbackOptions::default()
         .with_on_conflict(on_conflict)
@@ -90,16 +81,7 @@ pub(super) fn redo(
     let cap = CapRoot::open(root, ambient_authority())?;
     if args.plan || args.diff.options().is_some() {
         let options = PlanOptions::default().with_diff(args.diff.options());
-        let plan = agent_checkpoint::plan_rollback(&cap, &snapshot, &options)?;
-        let text = if json {
-            output::to_json(&plan)?
-        } else if options.diff.is_some() {
-            plan_diff::format(&plan, args.diff.colored())
-        } else {
-            output::format_plan(&plan)
-        };
-        output::print_text(&text)?;
-        return Ok(ExitCode::SUCCESS);
+        return print_plan(&cap, &snapshot, &options, args, json);
     }
     let options = RollbackOptions::default()
         .with_durable(!args.no_durable)
@@ -166,4 +148,24 @@ fn print_report(
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `--plan` / `--diff`: prints what a rollback of `snapshot` would do.
+fn print_plan(
+    cap: &CapRoot,
+    snapshot: &Snapshot,
+    options: &PlanOptions,
+    args: &RewindArgs,
+    json: bool,
+) -> Result<ExitCode, Error> {
+    let plan = agent_checkpoint::plan_rollback(cap, snapshot, options)?;
+    let text = if json {
+        output::to_json(&plan)?
+    } else if options.diff.is_some() {
+        plan_diff::format(&plan, args.diff.colored())
+    } else {
+        output::format_plan(&plan)
+    };
+    output::print_text(&text)?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -84,6 +84,24 @@ impl<'s> Remote<'s> {
         })
     }
 
+    /// The arguments of the `git fetch` of this remote: `rest` after the
+    /// treeless filter's options when `treeless`, then the remote.
+    fn fetch_args(&self, treeless: Option<&Treeless>, rest: &[&str]) -> Vec<String> {
+        match treeless {
+            Some(t) => {
+                let mut a = t.fetch_args(rest);
+                a.push(t.remote.clone());
+                a
+            }
+            None => {
+                let mut a = vec!["fetch".to_owned()];
+                a.extend(rest.iter().map(|s| (*s).to_owned()));
+                a.push(self.name.to_owned());
+                a
+            }
+        }
+    }
+
     /// The temp ref this call fetches the remote's `ref_name` into.
     ///
     /// # Errors
@@ -134,19 +152,7 @@ impl<'s> Remote<'s> {
         let tmp = self.tmp_ref(ref_name)?;
         let spec = format!("+{ref_name}:{tmp}");
         let rest = ["--no-tags", "--no-write-fetch-head", "--quiet"];
-        let args: Vec<String> = match treeless {
-            Some(t) => {
-                let mut a = t.fetch_args(&rest);
-                a.push(t.remote.clone());
-                a
-            }
-            None => {
-                let mut a = vec!["fetch".to_owned()];
-                a.extend(rest.iter().map(|s| (*s).to_owned()));
-                a.push(self.name.to_owned());
-                a
-            }
-        };
+        let args = self.fetch_args(treeless, &rest);
         let mut argv: Vec<&str> = args.iter().map(String::as_str).collect();
         argv.push(&spec);
         let out = self.git.run(&argv, None)?;
@@ -270,19 +276,7 @@ impl Remote<'_> {
             specs.push_str(&format!("+{BRANCH_REF}:{}\n", self.tmp_ref(BRANCH_REF)?));
         }
         let rest = ["--no-tags", "--no-write-fetch-head", "--quiet", "--stdin"];
-        let args: Vec<String> = match treeless {
-            Some(t) => {
-                let mut a = t.fetch_args(&rest);
-                a.push(t.remote.clone());
-                a
-            }
-            None => {
-                let mut a = vec!["fetch".to_owned()];
-                a.extend(rest.iter().map(|s| (*s).to_owned()));
-                a.push(self.name.to_owned());
-                a
-            }
-        };
+        let args = self.fetch_args(treeless, &rest);
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
         let out = self.git.run(&argv, Some(specs.as_bytes()))?;
         let stderr = String::from_utf8_lossy(&out.stderr);
