@@ -30,7 +30,13 @@ impl Held {
     /// # Errors
     /// An I/O error when the lock file cannot be created.
     pub(crate) fn create(path: &Path) -> Result<Option<Held>> {
-        let file = match OpenOptions::new().write(true).create_new(true).open(path) {
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        // The owner's alone whatever the umask: another user holding the
+        // lock of an abandoned one would keep it from every sweep.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = match options.open(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(None),
             Err(e) => return Err(Error::io(path.display().to_string(), e)),
