@@ -509,4 +509,43 @@ mod tests {
         assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
         assert!(ours(store, "", id).is_err());
     }
+
+    /// A FIFO planted at a record's name (by anyone who may write the
+    /// records directory: a member of a shared repository's group) is
+    /// nobody's record, and looking at it never blocks: every listing
+    /// reads the records. The look runs on a thread of its own: a blocking
+    /// open would hang it, which fails the test at its deadline.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_at_a_records_name_never_blocks_the_look() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        std::fs::create_dir(&repo).unwrap();
+        git_init(&repo);
+        let keeper = Keeper::open(&repo);
+        let store = keeper.store().unwrap();
+        let roots = store.common_dir().join(crate::records::ROOTS_DIR);
+        std::fs::create_dir(&roots).unwrap();
+        let id = "01J0000000000000000000000D";
+        let made = std::process::Command::new("mkfifo")
+            .arg(roots.join(id))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let looked_at = repo.clone();
+        std::thread::spawn(move || {
+            let keeper = Keeper::open(&looked_at);
+            let store = keeper.store().unwrap();
+            let _ = tx.send(ours(store, "", id).is_ok());
+        });
+        let was_ours = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("reading the record blocked on the FIFO at its name"));
+        assert!(!was_ours, "a FIFO is nobody's record");
+        // Claiming the ID replaces the FIFO with a record of this root.
+        keeper.claim(id).unwrap();
+        assert!(std::fs::symlink_metadata(roots.join(id)).unwrap().is_file());
+        assert!(ours(store, "", id).is_ok());
+    }
 }

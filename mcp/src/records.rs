@@ -8,7 +8,7 @@
 //! written to a new temp file (`O_EXCL`, never through a symlink, `0600`
 //! whatever the umask) renamed over its name, so a symlink planted there
 //! is replaced, never written through; a record is read only when it is a
-//! regular file.
+//! regular file (opened without blocking: a FIFO planted there is nobody's).
 
 use std::io::{Read as _, Write as _};
 use std::path::Path;
@@ -71,6 +71,13 @@ pub(crate) fn read_record(store: &Store, id: &str) -> Option<Vec<u8>> {
     let roots = roots_dir(store.common_dir(), false).ok()?;
     let mut options = OpenOptions::new();
     options.read(true).follow(FollowSymlinks::No);
+    // A FIFO at the name must not block the open (every listing reads the
+    // records), nor a terminal become the controlling one.
+    #[cfg(unix)]
+    cap_std::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        (rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32,
+    );
     let file = roots.open_with(id, &options).ok()?;
     if !file.metadata().ok()?.is_file() {
         return None;

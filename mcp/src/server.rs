@@ -2,7 +2,7 @@
 //! (tools, resources, server info).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use agent_checkpoint::root::ambient_authority;
 use agent_checkpoint::{CapRoot, Error, Result};
@@ -98,6 +98,23 @@ pub(crate) struct State {
     pub redactor: Redactor,
     /// [`ServerOptions::max_capture_bytes`].
     pub max_capture_bytes: u64,
+    /// Held by every call that holds files within `max_capture_bytes`
+    /// (see [`State::within_the_limit`]).
+    pub holding_files: Mutex<()>,
+}
+
+impl State {
+    /// Waits until no other call holds files within `max_capture_bytes`
+    /// (a capture, a rollback and its redo, a rewind and its redo), and
+    /// holds that until the guard is dropped: the SDK runs each request as
+    /// a task of its own, so without it calls sent together would hold the
+    /// limit each, many times over in all.
+    pub fn within_the_limit(&self) -> MutexGuard<'_, ()> {
+        // A call that panicked held nothing past its end.
+        self.holding_files
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 /// An MCP server for one root directory: the tools (capture, plan,
@@ -146,6 +163,7 @@ impl CheckpointServer {
                 session_id,
                 redactor: Redactor::default(),
                 max_capture_bytes: options.max_capture_bytes,
+                holding_files: Mutex::new(()),
             }),
             tools: crate::tools::all(),
         })

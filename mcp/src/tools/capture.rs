@@ -197,6 +197,8 @@ fn capture(state: &State, args: CaptureArgs) -> Result<CaptureResult, Error> {
             "list at least one path the batch will touch",
         ));
     }
+    // One such call at a time, from the read to the store's write.
+    let _holding = state.within_the_limit();
     let json = capture_within(&state.root, &args.paths, state.max_capture_bytes)?;
     // Described from the text, its bytes never decoded: the snapshot is
     // held once, as the text the store keeps.

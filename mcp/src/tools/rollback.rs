@@ -272,6 +272,8 @@ pub(crate) fn plan_result(checkpoint_id: String, plan: Plan) -> PlanResult {
 }
 
 fn rollback(state: &State, args: RollbackArgs) -> Result<RollbackResult, Error> {
+    // One call holding files at a time: the redo holds up to the limit.
+    let _holding = state.within_the_limit();
     let snapshot = snapshot(state, &args.checkpoint_id)?;
     let options = RollbackOptions::default()
         .with_on_conflict(args.on_conflict.into())

@@ -235,6 +235,8 @@ fn rewind_plan(state: &State, args: RewindArgs) -> Result<PlanResult, Error> {
 }
 
 fn rewind(state: &State, args: RewindArgs) -> Result<RollbackResult, Error> {
+    // One call holding files at a time: the redo holds up to the limit.
+    let _holding = state.within_the_limit();
     let store = state.keeper.store()?;
     let report = store.shadow_rewind_scoped(
         &args.commit,

@@ -104,3 +104,125 @@ fn capture_over_the_request_limit_reads_nothing_under_ulimit() {
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("child capture ok"), "{stdout}\n{stderr}");
 }
+
+/// The process's high-water mark of resident memory, in bytes.
+fn vm_hwm() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .expect("VmHWM in /proc/self/status");
+    let kib: u64 = line
+        .trim_start_matches("VmHWM:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .unwrap();
+    kib * 1024
+}
+
+/// How many `capture_checkpoint` calls the concurrent child sends at once.
+const AT_ONCE: i64 = 4;
+/// The file each of them captures (over glibc's largest mmap threshold,
+/// so that what one call frees goes back to the system).
+const CONCURRENT_FILE_BYTES: usize = 36 << 20;
+
+/// What the concurrent child runs: one capture alone, then [`AT_ONCE`]
+/// sent together before any answer is read; prints the peak's growth
+/// for each.
+#[tokio::test]
+async fn child_concurrent_captures() {
+    let Some(dir) = std::env::var_os("MCP_CONCURRENT_CHILD") else {
+        return;
+    };
+    let dir = std::path::PathBuf::from(dir);
+    let options = ServerOptions::default().with_max_capture_bytes(40 << 20);
+    let mut client = Client::start(&dir, &options);
+    client.initialize().await;
+    let base = vm_hwm();
+    let alone = client
+        .call("capture_checkpoint", json!({"paths": ["c.bin"]}))
+        .await;
+    assert_eq!(alone["isError"], json!(false), "{alone}");
+    let one = vm_hwm() - base;
+    for id in 0..AT_ONCE {
+        client
+            .send(
+                &json!({"jsonrpc": "2.0", "id": 1000 + id, "method": "tools/call",
+                          "params": {"name": "capture_checkpoint",
+                                     "arguments": {"paths": ["c.bin"]}}}),
+            )
+            .await;
+    }
+    for _ in 0..AT_ONCE {
+        let answer = client.recv().await;
+        assert_eq!(answer["result"]["isError"], json!(false), "{answer}");
+    }
+    let all = vm_hwm() - base;
+    client.finish().await;
+    println!("figures: {one} {all}");
+}
+
+/// `max_capture_bytes` bounds what the server holds, not only what each
+/// call holds: calls sent together (the SDK runs each request as a task of
+/// its own) may not add up to more. A child process captures a 36 MiB
+/// file under a 40 MiB limit once, then four times at once; its peak
+/// resident memory may grow with the four by at most half as much again
+/// as with the one (four calls holding their files together grow it
+/// about four times).
+#[test]
+fn captures_sent_together_hold_no_more_than_one_calls_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let status = Command::new("git")
+        .args(["init", "-q"])
+        .arg(dir.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    // Random bytes (xorshift), so no layer can keep them small.
+    let bytes: Vec<u8> = (0..CONCURRENT_FILE_BYTES / 8)
+        .flat_map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed.to_le_bytes()
+        })
+        .collect();
+    std::fs::write(dir.path().join("c.bin"), bytes).unwrap();
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "memory::child_concurrent_captures",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("MCP_CONCURRENT_CHILD", dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find_map(|l| l.find("figures: ").map(|at| &l[at..]))
+        .unwrap_or_else(|| panic!("no figures: {stdout}"));
+    let words: Vec<u64> = line
+        .split(' ')
+        .skip(1)
+        .map(|w| w.trim().parse().unwrap())
+        .collect();
+    let (one, all) = (words[0], words[1]);
+    eprintln!(
+        "concurrent captures: one call grew the peak by {one} bytes, {AT_ONCE} at once by {all}"
+    );
+    assert!(one > 0, "the lone capture moved the peak");
+    assert!(
+        all * 2 <= one * 3,
+        "{AT_ONCE} captures at once grew the peak by {all} bytes, one by {one}"
+    );
+}

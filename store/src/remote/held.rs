@@ -30,7 +30,13 @@ impl Held {
     /// # Errors
     /// An I/O error when the lock file cannot be created.
     pub(crate) fn create(path: &Path) -> Result<Option<Held>> {
-        let file = match OpenOptions::new().write(true).create_new(true).open(path) {
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        // The owner's alone whatever the umask: another user holding the
+        // lock of an abandoned one would keep it from every sweep.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = match options.open(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(None),
             Err(e) => return Err(Error::io(path.display().to_string(), e)),
@@ -60,7 +66,8 @@ impl Drop for Held {
 #[cfg(unix)]
 fn same_file(file: &File, path: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
-    match (file.metadata(), std::fs::metadata(path)) {
+    // `lstat`: a symlink at the name is not the file, whatever it names.
+    match (file.metadata(), std::fs::symlink_metadata(path)) {
         (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
         _ => false,
     }
@@ -93,11 +100,16 @@ pub(crate) fn owner(path: &Path) -> Owner {
         Ok(m) if m.file_type().is_file() => {}
         _ => return Owner::Alive,
     }
-    let file = match OpenOptions::new().write(true).open(path) {
+    // Opened without following a symlink and without blocking on a FIFO:
+    // either may be swapped in between the look above and this open.
+    let file = match open_lock(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Owner::None,
         Err(_) => return Owner::Alive,
     };
+    if !file.metadata().is_ok_and(|m| m.file_type().is_file()) {
+        return Owner::Alive;
+    }
     match file.try_lock() {
         Ok(()) if same_file(&file, path) => Owner::Gone(Held {
             path: path.to_path_buf(),
@@ -106,6 +118,24 @@ pub(crate) fn owner(path: &Path) -> Owner {
         Ok(()) => Owner::Alive,
         Err(_) => Owner::Alive,
     }
+}
+
+/// Opens the lock file `path` for writing: never through a symlink at its
+/// name, never blocking on a FIFO there (no reader: `ENXIO`).
+#[cfg(unix)]
+fn open_lock(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+    OpenOptions::new()
+        .write(true)
+        .custom_flags(flags.bits() as i32)
+        .open(path)
+}
+
+/// Opens the lock file `path` for writing.
+#[cfg(not(unix))]
+fn open_lock(path: &Path) -> std::io::Result<File> {
+    OpenOptions::new().write(true).open(path)
 }
 
 /// A random token of 16 hex digits, for a name nobody else uses.
@@ -148,5 +178,70 @@ mod tests {
         assert!(matches!(owner(&path), Owner::Alive), "we hold it now");
         drop(taken);
         assert!(!path.exists());
+    }
+
+    /// A FIFO (or a symlink) swapped in at a lock file's name between the
+    /// sweeper's look and its open never blocks the sweep: a thread keeps
+    /// renaming FIFOs, symlinks and regular files over the name while
+    /// another asks `owner` about it, which must keep answering. (A
+    /// blocking open of a FIFO nobody writes waits forever: the test then
+    /// fails at its deadline.)
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_swapped_in_at_a_lock_file_never_blocks_the_sweep() {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        use std::sync::{mpsc, Arc};
+        const SWAPS: usize = 3000;
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let base = dir.path().to_path_buf();
+        let lock = base.join("x.lock");
+        let outside = base.join("outside");
+        std::fs::write(&outside, b"keep").unwrap_or_else(|e| panic!("{e}"));
+        // The FIFOs, made beforehand (one `mkfifo` for all of them).
+        let fifos: Vec<PathBuf> = (0..SWAPS).map(|i| base.join(format!("f{i}"))).collect();
+        let made = std::process::Command::new("mkfifo")
+            .args(&fifos)
+            .status()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(made.success());
+        let done = Arc::new(AtomicBool::new(false));
+        let asked = Arc::new(AtomicUsize::new(0));
+        let (tx, rx) = mpsc::channel();
+        let (asker_done, asker_asked) = (Arc::clone(&done), Arc::clone(&asked));
+        let asked_lock = lock.clone();
+        std::thread::spawn(move || {
+            let mut gone = 0usize;
+            while !asker_done.load(Ordering::Relaxed) {
+                if let Owner::Gone(held) = owner(&asked_lock) {
+                    gone += 1;
+                    drop(held);
+                }
+                asker_asked.fetch_add(1, Ordering::Relaxed);
+            }
+            let _ = tx.send(gone);
+        });
+        for (i, fifo) in fifos.iter().enumerate() {
+            let file = base.join(format!("r{i}"));
+            std::fs::write(&file, b"").unwrap_or_else(|e| panic!("{e}"));
+            std::fs::rename(&file, &lock).unwrap_or_else(|e| panic!("{e}"));
+            std::fs::rename(fifo, &lock).unwrap_or_else(|e| panic!("{e}"));
+            let link = base.join(format!("l{i}"));
+            std::os::unix::fs::symlink(&outside, &link).unwrap_or_else(|e| panic!("{e}"));
+            std::fs::rename(&link, &lock).unwrap_or_else(|e| panic!("{e}"));
+        }
+        done.store(true, Ordering::Relaxed);
+        let gone = rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .unwrap_or_else(|_| {
+                panic!(
+                    "owner() blocked (a FIFO opened blocking) after {} looks",
+                    asked.load(Ordering::Relaxed)
+                )
+            });
+        assert!(asked.load(Ordering::Relaxed) > 0);
+        println!(
+            "held: {} looks, {gone} abandoned lock files taken",
+            asked.load(Ordering::Relaxed)
+        );
     }
 }

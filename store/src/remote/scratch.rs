@@ -271,6 +271,10 @@ mod tests {
         for file in ["HEAD", "config", "objects/info/alternates", "packed-refs"] {
             assert_eq!(mode(&d.join(file)), 0o600, "{file}");
         }
+        // Its lock file too: nobody else may open it (and hold its lock).
+        let mut lock = d.clone().into_os_string();
+        lock.push(".lock");
+        assert_eq!(mode(Path::new(&lock)), 0o600, "the lock file");
         println!("owner-only under umask 000");
     }
 

@@ -330,4 +330,227 @@ mod tests {
         let blob = file_blob(&repo, &root, &rel("grows.bin"), Some(150), Blob::Write).unwrap();
         assert_eq!(blob, FileBlob::TooLarge(200));
     }
+
+    /// Every file below `.git/objects` that is not a pack's or git's own
+    /// (`info/`): the loose objects and whatever temp file a write left.
+    fn loose_files(dir: &std::path::Path) -> Vec<String> {
+        fn walk(dir: &std::path::Path, prefix: &str, out: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let entry = entry.unwrap();
+                let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
+                if entry.file_type().unwrap().is_dir() {
+                    if name != "info" && name != "pack" {
+                        walk(&entry.path(), &format!("{name}/"), out);
+                    }
+                } else {
+                    out.push(name);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&dir.join(".git/objects"), "", &mut out);
+        out.sort();
+        out
+    }
+
+    /// A reader of an opened file that, once it gave `after` bytes, runs
+    /// `change` on the file (by its path) once: a writer racing the stream.
+    struct Racing<'a> {
+        inner: Box<dyn std::io::Read + 'a>,
+        given: u64,
+        after: u64,
+        change: Option<Box<dyn FnOnce() + 'a>>,
+    }
+
+    impl std::io::Read for Racing<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.given >= self.after {
+                if let Some(change) = self.change.take() {
+                    change();
+                }
+            }
+            let n = self.inner.read(buf)?;
+            self.given += n as u64;
+            Ok(n)
+        }
+    }
+
+    fn racing<'a>(
+        opened: OpenedFile<'a>,
+        after: u64,
+        change: impl FnOnce() + 'a,
+    ) -> OpenedFile<'a> {
+        let metadata = opened.metadata;
+        let reader = Racing {
+            inner: opened.reader,
+            given: 0,
+            after,
+            change: Some(Box::new(change)),
+        };
+        OpenedFile::new(metadata, Box::new(reader))
+    }
+
+    fn git_out(dir: &std::path::Path, args: &[&str]) -> Vec<u8> {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}");
+        out.stdout
+    }
+
+    /// A streamed file rewritten in place while it is read (same size,
+    /// other bytes): the object written is named by the bytes it holds
+    /// (git inflates it and hashes it to that name, `fsck` is clean, its
+    /// size is the file's), never a name of one content over another's
+    /// bytes; and the write leaves no temp file in `.git/objects`. A file
+    /// cut short while it streams leaves nothing there at all.
+    #[test]
+    fn a_file_changing_while_it_streams_never_gives_a_misnamed_or_stray_object() {
+        let (dir, repo, root) = repo();
+        let path = dir.path().join("big.bin");
+        let len = WHOLE_FILE_BYTES + (3 << 20);
+        std::fs::write(&path, vec![b'a'; len as usize]).unwrap();
+        let before = loose_files(dir.path());
+        let opened = root.open_file(&rel("big.bin"), None).unwrap();
+        let rewrite = || std::fs::write(&path, vec![b'b'; len as usize]).unwrap();
+        let opened = racing(opened, 1 << 20, rewrite);
+        let outcome = from_opened(&repo, opened, None, Blob::Write).unwrap();
+        let Outcome::Taken(FileBlob::Taken { id, metadata }) = outcome else {
+            panic!("{outcome:?}");
+        };
+        assert_eq!(metadata.len, len);
+        let hex = id.to_string();
+        let size = git_out(dir.path(), &["cat-file", "-s", &hex]);
+        assert_eq!(String::from_utf8_lossy(&size).trim(), len.to_string());
+        let bytes = git_out(dir.path(), &["cat-file", "blob", &hex]);
+        assert_eq!(bytes.len() as u64, len);
+        let rehashed =
+            gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, &bytes).unwrap();
+        assert_eq!(rehashed, id, "the object's bytes hash to its name");
+        assert!(bytes.starts_with(b"a"), "the bytes read before the rewrite");
+        assert!(bytes.ends_with(b"b"), "the bytes read after it");
+        git_out(dir.path(), &["fsck", "--full", "--no-dangling"]);
+        let mut after = loose_files(dir.path());
+        after.retain(|name| !before.contains(name));
+        assert_eq!(after, vec![format!("{}/{}", &hex[..2], &hex[2..])]);
+
+        // Cut short mid-stream: not taken, and nothing left behind.
+        std::fs::write(&path, vec![b'c'; len as usize]).unwrap();
+        let before = loose_files(dir.path());
+        let opened = root.open_file(&rel("big.bin"), None).unwrap();
+        let cut = || {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_len(2 << 20)
+                .unwrap();
+        };
+        let opened = racing(opened, 1 << 20, cut);
+        let outcome = from_opened(&repo, opened, None, Blob::Write).unwrap();
+        assert!(matches!(outcome, Outcome::Shrunk), "{outcome:?}");
+        assert_eq!(
+            loose_files(dir.path()),
+            before,
+            "a temp file or object left"
+        );
+    }
+
+    /// A root that cuts the file short right after each open: the file
+    /// shrinks whenever it is read.
+    struct Shrinking<'a> {
+        inner: &'a CapRoot,
+        file: std::path::PathBuf,
+        opens: std::cell::Cell<usize>,
+    }
+
+    impl Root for Shrinking<'_> {
+        fn metadata(&self, path: &RelPath) -> Result<Option<Metadata>> {
+            self.inner.metadata(path)
+        }
+        fn read_dir(&self, dir: Option<&RelPath>) -> Result<Vec<String>> {
+            self.inner.read_dir(dir)
+        }
+        fn read_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<Vec<u8>> {
+            self.inner.read_file(path, max_bytes)
+        }
+        fn open_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<OpenedFile<'_>> {
+            let opened = self.inner.open_file(path, max_bytes)?;
+            self.opens.set(self.opens.get() + 1);
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&self.file)
+                .unwrap();
+            file.set_len(opened.metadata.len / 2).unwrap();
+            Ok(opened)
+        }
+        fn read_link(&self, path: &RelPath) -> Result<String> {
+            self.inner.read_link(path)
+        }
+        fn write_file(
+            &self,
+            path: &RelPath,
+            bytes: &[u8],
+            options: &agent_checkpoint::root::WriteOptions,
+        ) -> Result<()> {
+            self.inner.write_file(path, bytes, options)
+        }
+        fn write_link(
+            &self,
+            path: &RelPath,
+            target: &str,
+            options: &agent_checkpoint::root::WriteOptions,
+        ) -> Result<()> {
+            self.inner.write_link(path, target, options)
+        }
+        fn remove_file(
+            &self,
+            path: &RelPath,
+            expect: agent_checkpoint::root::Expect,
+        ) -> Result<()> {
+            self.inner.remove_file(path, expect)
+        }
+        fn create_dir(&self, path: &RelPath) -> Result<()> {
+            self.inner.create_dir(path)
+        }
+        fn remove_dir(&self, path: &RelPath) -> Result<()> {
+            self.inner.remove_dir(path)
+        }
+        fn sync_dir(&self, path: Option<&RelPath>) -> Result<()> {
+            self.inner.sync_dir(path)
+        }
+    }
+
+    /// A file that shrinks every time it is read is opened a bounded number
+    /// of times ([`OPENS`]), then the read fails with an I/O error; no temp
+    /// file or object is left, streamed or whole.
+    #[test]
+    fn a_file_that_keeps_shrinking_is_opened_a_bounded_number_of_times() {
+        let (dir, repo, root) = repo();
+        let path = dir.path().join("shrinks.bin");
+        for start in [1u64 << 20, WHOLE_FILE_BYTES + (1 << 20)] {
+            // Big enough to stay over the whole-file size for three halvings.
+            let start = if start > WHOLE_FILE_BYTES {
+                start << 2
+            } else {
+                start
+            };
+            std::fs::write(&path, vec![b'a'; start as usize]).unwrap();
+            let before = loose_files(dir.path());
+            let shrinking = Shrinking {
+                inner: &root,
+                file: path.clone(),
+                opens: std::cell::Cell::new(0),
+            };
+            let err =
+                file_blob(&repo, &shrinking, &rel("shrinks.bin"), None, Blob::Write).unwrap_err();
+            assert_eq!(err.code(), agent_checkpoint::ErrorCode::Io, "{err}");
+            assert!(err.to_string().contains("kept shrinking"), "{err}");
+            assert_eq!(shrinking.opens.get(), OPENS, "{start}");
+            assert_eq!(loose_files(dir.path()), before, "{start}: left behind");
+        }
+    }
 }
