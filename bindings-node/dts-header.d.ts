@@ -16,3 +16,106 @@ export interface CheckpointError extends Error {
   /** The operating system's error number, for I/O errors that carry one. */
   errno?: number
 }
+
+// The guards (guard.js, written in JavaScript on top of the functions below;
+// main.js exports them beside the napi loader's exports).
+
+declare global {
+  // As @types/node and TypeScript's `esnext.disposable` lib declare them
+  // (Node >= 20.4 defines both symbols), so `using` / `await using` type-check
+  // with an older `lib` too.
+  interface SymbolConstructor {
+    readonly dispose: unique symbol
+    readonly asyncDispose: unique symbol
+  }
+  interface Disposable {
+    [Symbol.dispose](): void
+  }
+  interface AsyncDisposable {
+    [Symbol.asyncDispose](): PromiseLike<void>
+  }
+}
+
+/**
+ * Options of `checkpointGuard`, `checkpointGuardAsync` and `withCheckpoint`,
+ * under the names `createCheckpoint` and `rollback` give them:
+ * `allowGitDir`, `maxFileBytes` and `key` go to both, `recordRoot` to the
+ * capture, `durable`, `redo`, `restoreSetid` and `strictRoot` to the
+ * rollback. `onProgress` is called by the work done off the JS thread (the
+ * capture of `checkpointGuardAsync` and `withCheckpoint`, `rollbackAsync`
+ * and async disposal).
+ */
+export interface GuardOptions {
+  /** As in `createCheckpoint` and `rollback`. */
+  allowGitDir?: boolean
+  /** As in `createCheckpoint` (the largest file captured) and `rollback` (read for the redo). */
+  maxFileBytes?: number
+  /** Seal the snapshot with this key, and check it when rolling back. */
+  key?: string | Uint8Array
+  /** As in `createCheckpoint`. */
+  recordRoot?: boolean
+  /** As in `rollback`. */
+  durable?: boolean
+  /** As in `rollback`: `false` leaves `report.redo` `null`. */
+  redo?: boolean
+  /** As in `rollback`. */
+  restoreSetid?: boolean
+  /** As in `rollback`. */
+  strictRoot?: boolean
+  /** As in `createCheckpointAsync` and `rollbackAsync`. */
+  onProgress?: (stage: ProgressStage, done: number, total: number) => void
+}
+
+/**
+ * The paths of one batch, captured when the guard was made. Disposing it
+ * (the end of a `using` / `await using` scope) rolls them back unless
+ * `keep()` was called or it was already rolled back: call `keep()` once the
+ * batch succeeded.
+ */
+export interface CheckpointGuard extends Disposable, AsyncDisposable {
+  /** The snapshot (JSON text), for a later `rollback(root, snapshot)` too. */
+  readonly snapshot: string
+  /** The report of the rollback, once one finished; `null` before. */
+  readonly report: RollbackReport | null
+  /** Whether `keep()` was called. */
+  readonly kept: boolean
+  /** Whether a rollback ran or is running, whatever its report says. */
+  readonly rolledBack: boolean
+  /** What the rollback threw (the root could not be opened, ...), if it threw. */
+  readonly rollbackError: unknown
+  /** Never roll back when disposed, nor when `withCheckpoint`'s callback fails; `rollback()` still does. */
+  keep(): void
+  /**
+   * Roll the captured paths back now. At most once: a later call returns
+   * the same report and touches nothing. A refused snapshot is reported,
+   * not thrown (as in `rollback`).
+   */
+  rollback(): RollbackReport
+  /** `rollback()` off the JS thread; at most once too. */
+  rollbackAsync(): Promise<RollbackReport>
+  /** Rolls back (synchronously) unless kept or already rolled back. */
+  [Symbol.dispose](): void
+  /** Rolls back off the JS thread unless kept or already rolled back. */
+  [Symbol.asyncDispose](): Promise<void>
+}
+
+/** Captures `paths` under `root` now (`createCheckpoint`) and returns the guard over them. */
+export declare function checkpointGuard(root: string, paths: Array<string | FileOperation>, options?: GuardOptions | undefined | null): CheckpointGuard
+
+/** `checkpointGuard` with the capture off the JS thread (`createCheckpointAsync`). */
+export declare function checkpointGuardAsync(root: string, paths: Array<string | FileOperation>, options?: GuardOptions | undefined | null): Promise<CheckpointGuard>
+
+/**
+ * Captures `paths` (off the JS thread), runs `fn(guard)`, and if it throws or
+ * rejects rolls the paths back (`rollbackAsync`) and throws that same error;
+ * resolves to what `fn` returns, keeping the edits. The error thrown is
+ * always the callback's: when the rollback leaves paths unrestored it gets
+ * a `rollbackReport` property (the report), when the rollback throws a
+ * `rollbackError` property (what it threw).
+ */
+export declare function withCheckpoint<T>(
+  root: string,
+  paths: Array<string | FileOperation>,
+  fn: (guard: CheckpointGuard) => T | PromiseLike<T>,
+  options?: GuardOptions | undefined | null,
+): Promise<T>

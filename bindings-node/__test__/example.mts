@@ -4,6 +4,11 @@
 
 import {
   type CheckpointError,
+  type CheckpointGuard,
+  checkpointGuard,
+  checkpointGuardAsync,
+  type GuardOptions,
+  withCheckpoint,
   type DiffLine,
   type DiffLineKind,
   type ErrorCode,
@@ -38,6 +43,45 @@ import {
   ulidTimestampMs,
   PROMPT_SEPARATOR,
 } from '@agent-checkpoint/node'
+
+// The guards (README.md, "Node: `withCheckpoint` and `using`" quotes the two
+// functions below).
+function applyBatch(root: string, edit: (root: string) => void): void {
+  using guard = checkpointGuard(root, ['src/app.py', 'gen/new.py'])
+  edit(root) // if it throws, the end of the scope rolls the paths back
+  guard.keep() // reached only when the batch succeeded
+}
+
+async function applyBatchAsync(root: string, edit: (root: string) => Promise<void>): Promise<void> {
+  await using guard = await checkpointGuardAsync(root, ['src/app.py'], { durable: false })
+  await edit(root) // a rejection: rolled back off the JS thread
+  guard.keep()
+}
+
+export async function guards(root: string): Promise<void> {
+  applyBatch(root, () => {})
+  await applyBatchAsync(root, async () => {})
+  const options: GuardOptions = { key: 'secret', redo: false, onProgress: (stage, done, total) => console.log(stage, done, total) }
+  const lines: number = await withCheckpoint(root, ['a.txt'], async (g: CheckpointGuard) => {
+    const snapshot: string = g.snapshot
+    return snapshot.length
+  }, options)
+  const same: string = await withCheckpoint(root, ['a.txt'], () => 'sync callbacks too')
+  const g = checkpointGuard(root, ['a.txt'])
+  const report: RollbackReport = g.rollback()
+  const later: RollbackReport = await g.rollbackAsync()
+  const last: RollbackReport | null = g.report
+  console.log(lines, same, report.ok, later.ok, last?.ok, g.kept, g.rolledBack, g.rollbackError)
+  g[Symbol.dispose]()
+  await g[Symbol.asyncDispose]()
+  // @ts-expect-error the guard's options are the capture's and the rollback's
+  checkpointGuard(root, ['a.txt'], { onConflict: 'skip' })
+  // @ts-expect-error report is null until a rollback finished
+  const notYet: RollbackReport = g.report
+  // @ts-expect-error the snapshot is read-only
+  g.snapshot = ''
+  console.log(notYet)
+}
 
 function isCheckpointError(err: unknown): err is CheckpointError {
   return err instanceof Error && 'code' in err

@@ -1,4 +1,5 @@
-// The loader of the `@agent-checkpoint/node` npm package (its index.js): requires
+// The loader of the `@agent-checkpoint/node` npm package (its index.js, which
+// its entry main.js re-exports with the guards of guard.js): requires
 // the platform package that fits this process (one of its
 // optionalDependencies) and re-exports it. scripts/dist appends the named
 // export lines of the napi-generated loader, so that ESM `import { x }` sees

@@ -13,7 +13,9 @@ transcripts, metadata): :func:`redact_text`, :func:`redact_json`,
 :func:`redact_blob` and :class:`Redactor`.
 
 Everything is implemented in Rust (``agent_checkpoint._native``); this package
-only re-exports it.
+re-exports it, and adds :func:`guard`, a ``with`` block around a batch that
+rolls it back when the block raises (``agent_checkpoint.checkpoint_guard``, on
+top of the two native calls).
 """
 
 from __future__ import annotations
@@ -95,6 +97,7 @@ from agent_checkpoint._native import (
     validate_checkpoint_id,
 )
 from agent_checkpoint._native import parse_shadow_branch_name as _parse_shadow_branch_name
+from agent_checkpoint.checkpoint_guard import Guard, guard
 
 #: The rollback report: ``RollbackResult`` is its seed-compatible name.
 RollbackReport = RollbackResult
@@ -133,6 +136,7 @@ __all__ = [
     "FetchResult",
     "FetchedRef",
     "Finding",
+    "Guard",
     "Hunk",
     "InvalidArgumentError",
     "InvalidCheckpointIdError",
@@ -173,6 +177,7 @@ __all__ = [
     "create_checkpoint",
     "display_short",
     "error_class",
+    "guard",
     "hash_worktree_id",
     "inspect_snapshot",
     "is_shadow_branch",

@@ -1,0 +1,308 @@
+// withCheckpoint and checkpointGuard (guard.js): a batch rolled back when its
+// callback throws or rejects, or when its guard is disposed un-kept. Every
+// case edits real files in a temp dir and checks them afterwards. Imported by
+// the package's name, as users do (ESM named exports of main.js).
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createRequire } from 'node:module'
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import {
+  checkpointGuard,
+  checkpointGuardAsync,
+  createCheckpoint,
+  rollback,
+  snapshotPaths,
+  withCheckpoint,
+} from '@agent-checkpoint/node'
+
+const PATHS = ['src/app.py', 'gen/new.py']
+
+/** A temp dir `<tmp>/root` with src/app.py and notes.md; removed after the test. */
+function tempRoot(t) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ac-node-guard-'))
+  t.after(() => fs.rmSync(tmp, { recursive: true, force: true }))
+  const root = path.join(tmp, 'root')
+  fs.mkdirSync(path.join(root, 'src'), { recursive: true })
+  fs.writeFileSync(path.join(root, 'src/app.py'), 'v1\n')
+  fs.writeFileSync(path.join(root, 'notes.md'), 'notes 1\n')
+  return root
+}
+
+const read = (root, rel) => fs.readFileSync(path.join(root, rel), 'utf8')
+const exists = (root, rel) => fs.existsSync(path.join(root, rel))
+
+/** Modify a file, create one in a new directory. */
+function batch(root) {
+  fs.writeFileSync(path.join(root, 'src/app.py'), 'v2\n')
+  fs.mkdirSync(path.join(root, 'gen'))
+  fs.writeFileSync(path.join(root, 'gen/new.py'), 'x = 1\n')
+}
+
+function assertAsBefore(root) {
+  assert.equal(read(root, 'src/app.py'), 'v1\n')
+  assert.equal(exists(root, 'gen'), false)
+}
+
+test('a throwing callback rolls back exactly its paths, and its error is rethrown', async (t) => {
+  const root = tempRoot(t)
+  const boom = new Error('half way')
+  let guard
+  await assert.rejects(
+    withCheckpoint(root, PATHS, (g) => {
+      guard = g
+      batch(root)
+      fs.writeFileSync(path.join(root, 'notes.md'), 'notes 2\n') // not guarded
+      throw boom
+    }),
+    (err) => err === boom,
+  )
+  assertAsBefore(root)
+  assert.equal(read(root, 'notes.md'), 'notes 2\n')
+  assert.equal(guard.report.ok, true)
+  assert.deepEqual(guard.report.restored, ['gen/new.py', 'src/app.py'])
+  assert.equal(guard.rolledBack, true)
+  assert.equal('rollbackReport' in boom || 'rollbackError' in boom, false)
+  // The report's redo brings the batch's result back, as after any rollback.
+  assert.equal(rollback(root, guard.report.redo).ok, true)
+  assert.equal(read(root, 'gen/new.py'), 'x = 1\n')
+})
+
+test('a rejecting callback rolls back, and the rejection is rethrown', async (t) => {
+  const root = tempRoot(t)
+  let guard
+  await assert.rejects(
+    withCheckpoint(root, PATHS, async (g) => {
+      guard = g
+      batch(root)
+      await sleep(1)
+      throw new RangeError('later')
+    }),
+    RangeError,
+  )
+  assertAsBefore(root)
+  assert.equal(guard.report.ok, true)
+})
+
+test('a callback that succeeds keeps the edits and resolves to its value', async (t) => {
+  const root = tempRoot(t)
+  let guard
+  const value = await withCheckpoint(root, PATHS, async (g) => {
+    guard = g
+    batch(root)
+    return 42
+  })
+  assert.equal(value, 42)
+  assert.equal(read(root, 'src/app.py'), 'v2\n')
+  assert.equal(guard.report, null)
+  assert.equal(guard.rolledBack, false)
+  assert.deepEqual(snapshotPaths(guard.snapshot), ['gen/new.py', 'src/app.py'])
+  // The snapshot stays for a later rollback, which runs at most once.
+  const report = await guard.rollbackAsync()
+  assert.equal(report.ok, true)
+  assertAsBefore(root)
+  fs.writeFileSync(path.join(root, 'src/app.py'), 'v3\n')
+  assert.equal(guard.rollback(), report)
+  assert.equal(await guard.rollbackAsync(), report)
+  assert.equal(read(root, 'src/app.py'), 'v3\n')
+})
+
+test('keep() means no rollback on failure; an explicit rollback() still rolls back', async (t) => {
+  const root = tempRoot(t)
+  let guard
+  await assert.rejects(
+    withCheckpoint(root, PATHS, (g) => {
+      guard = g
+      batch(root)
+      g.keep()
+      throw new Error('kept anyway')
+    }),
+    /kept anyway/,
+  )
+  assert.equal(guard.kept, true)
+  assert.equal(guard.report, null)
+  assert.equal(read(root, 'src/app.py'), 'v2\n')
+  assert.equal(guard.rollback().ok, true)
+  assertAsBefore(root)
+})
+
+test('a rollback inside the callback is the only one', async (t) => {
+  const root = tempRoot(t)
+  await assert.rejects(
+    withCheckpoint(root, PATHS, async (g) => {
+      batch(root)
+      assert.equal((await g.rollbackAsync()).ok, true)
+      assertAsBefore(root)
+      fs.writeFileSync(path.join(root, 'src/app.py'), 'after rollback\n')
+      throw new Error('after')
+    }),
+    /after/,
+  )
+  assert.equal(read(root, 'src/app.py'), 'after rollback\n')
+})
+
+test('nested callbacks each roll back their own paths, also over paths another guard holds', async (t) => {
+  const root = tempRoot(t)
+  const app = path.join(root, 'src/app.py')
+  await assert.rejects(
+    withCheckpoint(root, ['notes.md', 'src/app.py'], async () => {
+      fs.writeFileSync(path.join(root, 'notes.md'), 'notes 2\n')
+      fs.writeFileSync(app, 'outer edit\n')
+      await assert.rejects(
+        withCheckpoint(root, PATHS, async () => {
+          batch(root) // src/app.py is the outer guard's too
+          throw new Error('inner')
+        }),
+        /inner/,
+      )
+      // The inner guard restores what it captured: the outer's edits.
+      assert.equal(read(root, 'src/app.py'), 'outer edit\n')
+      assert.equal(exists(root, 'gen'), false)
+      assert.equal(read(root, 'notes.md'), 'notes 2\n')
+      await withCheckpoint(root, ['src/app.py'], () => fs.writeFileSync(app, 'inner kept\n'))
+      assert.equal(read(root, 'src/app.py'), 'inner kept\n')
+      throw new Error('outer')
+    }),
+    /outer/,
+  )
+  // The outer guard restores what it captured, whatever the inner ones did.
+  assertAsBefore(root)
+  assert.equal(read(root, 'notes.md'), 'notes 1\n')
+})
+
+test('disposal as `using` does it, by hand: rolls back unless kept or rolled back', async (t) => {
+  const root = tempRoot(t)
+  assert.equal(typeof Symbol.dispose, 'symbol') // Node >= 20.4 defines both
+  assert.equal(typeof Symbol.asyncDispose, 'symbol')
+
+  // { using g = checkpointGuard(...); batch; throw } — TypeScript's downlevel
+  // `using` calls value[Symbol.dispose]() when the scope ends.
+  const g = checkpointGuard(root, PATHS)
+  batch(root)
+  g[Symbol.dispose]()
+  assertAsBefore(root)
+  assert.equal(g.report.ok, true)
+  batch(root)
+  g[Symbol.dispose]() // already rolled back: nothing more
+  assert.equal(read(root, 'src/app.py'), 'v2\n')
+  fs.rmSync(path.join(root, 'gen'), { recursive: true })
+  fs.writeFileSync(path.join(root, 'src/app.py'), 'v1\n')
+
+  // { using g = ...; batch; g.keep() }: the success path keeps.
+  const kept = checkpointGuard(root, PATHS)
+  batch(root)
+  kept.keep()
+  kept[Symbol.dispose]()
+  assert.equal(kept.report, null)
+  assert.equal(read(root, 'src/app.py'), 'v2\n')
+
+  // await using g = await checkpointGuardAsync(...): the rollback off the JS thread.
+  const stages = []
+  const a = await checkpointGuardAsync(root, PATHS, { onProgress: (stage) => stages.push(stage) })
+  fs.writeFileSync(path.join(root, 'src/app.py'), 'v3\n')
+  await a[Symbol.asyncDispose]()
+  assert.equal(a.report.ok, true)
+  assert.equal(read(root, 'src/app.py'), 'v2\n') // as when `a` captured it
+  assert.ok(stages.includes('capture') && stages.includes('restore'), stages.join(' '))
+
+  // The methods are the ones Node's registered symbols name too.
+  assert.equal(g[Symbol.for('nodejs.dispose')], g[Symbol.dispose])
+  assert.equal(g[Symbol.for('nodejs.asyncDispose')], g[Symbol.asyncDispose])
+})
+
+test('a rollback that fails or leaves paths unrestored never replaces the error', async (t) => {
+  const root = tempRoot(t)
+  fs.mkdirSync(path.join(root, 'gen'))
+  fs.writeFileSync(path.join(root, 'gen/old.py'), 'old\n')
+  const boom = new Error('boom')
+  let guard
+  await assert.rejects(
+    withCheckpoint(root, ['gen/old.py', 'src/app.py'], (g) => {
+      guard = g
+      // The directory becomes a file: not a captured path, so the rollback
+      // may not remove it to restore gen/old.py.
+      fs.rmSync(path.join(root, 'gen'), { recursive: true })
+      fs.writeFileSync(path.join(root, 'gen'), 'a file now\n')
+      fs.writeFileSync(path.join(root, 'src/app.py'), 'v2\n')
+      throw boom
+    }),
+    (err) => err === boom,
+  )
+  assert.equal(boom.rollbackReport, guard.report)
+  assert.equal(guard.report.ok, false)
+  assert.deepEqual(guard.report.unrestored.map((u) => u.path), ['gen/old.py'])
+  assert.equal(read(root, 'src/app.py'), 'v1\n')
+  assert.equal(read(root, 'gen'), 'a file now\n')
+
+  const gone = tempRoot(t)
+  const second = new Error('root gone')
+  await assert.rejects(
+    withCheckpoint(gone, PATHS, () => {
+      fs.rmSync(gone, { recursive: true }) // the rollback cannot open the root
+      throw second
+    }),
+    (err) => err === second,
+  )
+  assert.equal(typeof second.rollbackError.code, 'string')
+  // A thrown non-object is rethrown as it is.
+  const third = tempRoot(t)
+  await assert.rejects(
+    withCheckpoint(third, PATHS, () => {
+      batch(third)
+      throw 'a string' // eslint-disable-line no-throw-literal
+    }),
+    (err) => err === 'a string',
+  )
+  assertAsBefore(third)
+})
+
+test('an aborted operation (AbortController) rolls back, and the AbortError is rethrown', async (t) => {
+  const root = tempRoot(t)
+  const controller = new AbortController()
+  const work = withCheckpoint(root, PATHS, async () => {
+    batch(root)
+    await sleep(60_000, undefined, { signal: controller.signal }) // aborted here
+    fs.writeFileSync(path.join(root, 'src/app.py'), 'never\n')
+  })
+  while (!exists(root, 'gen/new.py')) await sleep(1)
+  controller.abort()
+  await assert.rejects(work, { name: 'AbortError' })
+  assertAsBefore(root)
+})
+
+test('a refused capture throws before the callback runs', async (t) => {
+  const root = tempRoot(t)
+  let ran = false
+  await assert.rejects(
+    withCheckpoint(root, ['../outside.txt'], () => {
+      ran = true
+    }),
+    { code: 'path_escapes_root' },
+  )
+  assert.equal(ran, false)
+  assert.throws(() => checkpointGuard(root, ['../outside.txt']), { code: 'path_escapes_root' })
+  await assert.rejects(withCheckpoint(root, PATHS, 'not a function'), TypeError)
+})
+
+test('options reach the capture and the rollback', async (t) => {
+  const root = tempRoot(t)
+  const key = 'the agent key'
+  const g = checkpointGuard(root, PATHS, { key, redo: false })
+  assert.match(g.snapshot, /"mac"/)
+  assert.equal(rollback(root, g.snapshot, { key: 'another key' }).errorCode, 'unauthenticated')
+  batch(root)
+  const report = g.rollback()
+  assert.equal(report.ok, true)
+  assert.equal(report.redo, null)
+  assertAsBefore(root)
+})
+
+test('CommonJS require sees the guards beside the native functions', () => {
+  const ac = createRequire(import.meta.url)('@agent-checkpoint/node')
+  assert.equal(ac.withCheckpoint, withCheckpoint)
+  assert.equal(ac.checkpointGuard, checkpointGuard)
+  assert.equal(ac.createCheckpoint, createCheckpoint)
+})

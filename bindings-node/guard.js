@@ -1,0 +1,181 @@
+// A batch of edits as a scope that is rolled back when it fails:
+// `withCheckpoint(root, paths, fn)` and `checkpointGuard(root, paths)` (for
+// `using` / `await using`). Only composition of the native calls lives here
+// (createCheckpoint, rollback and their …Async twins, from the napi loader
+// beside this file): what a rollback does is the core's.
+'use strict'
+
+const native = require('./index.js')
+
+// Node >= 20.4 defines Symbol.dispose / Symbol.asyncDispose as these
+// registered symbols (before V8 itself has them); a runtime with neither gets
+// the same registered symbols, so `obj[Symbol.for('nodejs.dispose')]()` still
+// finds the method. Globals are never written here.
+const disposeSymbol = typeof Symbol.dispose === 'symbol' ? Symbol.dispose : Symbol.for('nodejs.dispose')
+const asyncDisposeSymbol =
+  typeof Symbol.asyncDispose === 'symbol' ? Symbol.asyncDispose : Symbol.for('nodejs.asyncDispose')
+
+function captureOptions(options) {
+  const { allowGitDir, maxFileBytes, key, recordRoot } = options
+  return { allowGitDir, maxFileBytes, key, recordRoot }
+}
+
+function rollbackOptions(options) {
+  const { durable, allowGitDir, key, redo, restoreSetid, strictRoot, maxFileBytes } = options
+  return { durable, allowGitDir, key, redo, restoreSetid, strictRoot, maxFileBytes }
+}
+
+function withProgress(sync, options) {
+  return options.onProgress === undefined ? sync : { ...sync, onProgress: options.onProgress }
+}
+
+/** The paths of one batch, captured; made by `checkpointGuard` / `checkpointGuardAsync`. */
+class CheckpointGuard {
+  #root
+  #options
+  #kept = false
+  #pending = null
+  #report = null
+  #rollbackError = undefined
+
+  constructor(root, snapshot, options) {
+    this.#root = root
+    this.#options = options
+    /** The snapshot taken when the guard was made (JSON text). */
+    Object.defineProperty(this, 'snapshot', { value: snapshot, enumerable: true })
+  }
+
+  /** The report of the rollback, once one finished; `null` before. */
+  get report() {
+    return this.#report
+  }
+
+  /** Whether `keep()` was called. */
+  get kept() {
+    return this.#kept
+  }
+
+  /** Whether a rollback ran or is running (whatever its report says). */
+  get rolledBack() {
+    return this.#report !== null || this.#pending !== null || this.#rollbackError !== undefined
+  }
+
+  /** What the rollback threw, when it threw instead of reporting; `undefined` otherwise. */
+  get rollbackError() {
+    return this.#rollbackError
+  }
+
+  /** Never roll back when disposed or when the callback fails; `rollback()` still does. */
+  keep() {
+    this.#kept = true
+  }
+
+  /** Roll the captured paths back now (at most once: later calls return the same report). */
+  rollback() {
+    if (this.#report !== null) return this.#report
+    if (this.#rollbackError !== undefined) throw this.#rollbackError
+    if (this.#pending !== null) {
+      throw new Error('checkpointGuard: a rollbackAsync() of this guard is running; await it')
+    }
+    try {
+      this.#report = native.rollback(this.#root, this.snapshot, rollbackOptions(this.#options))
+    } catch (err) {
+      this.#rollbackError = err
+      throw err
+    }
+    return this.#report
+  }
+
+  /** `rollback()` off the JS thread (at most once: later calls give the same report). */
+  rollbackAsync() {
+    if (this.#report !== null) return Promise.resolve(this.#report)
+    if (this.#rollbackError !== undefined) return Promise.reject(this.#rollbackError)
+    if (this.#pending === null) {
+      const options = withProgress(rollbackOptions(this.#options), this.#options)
+      let started
+      try {
+        started = native.rollbackAsync(this.#root, this.snapshot, options)
+      } catch (err) {
+        this.#rollbackError = err
+        return Promise.reject(err)
+      }
+      this.#pending = started.then(
+        (report) => {
+          this.#report = report
+          this.#pending = null
+          return report
+        },
+        (err) => {
+          this.#rollbackError = err
+          this.#pending = null
+          throw err
+        },
+      )
+    }
+    return this.#pending
+  }
+
+  /** The end of a `using` scope: rolls back unless kept or already rolled back. */
+  [disposeSymbol]() {
+    if (!this.#kept && !this.rolledBack) this.rollback()
+  }
+
+  /** The end of an `await using` scope: as `[Symbol.dispose]`, off the JS thread. */
+  async [asyncDisposeSymbol]() {
+    if (this.#pending !== null) await this.#pending
+    else if (!this.#kept && !this.rolledBack) await this.rollbackAsync()
+  }
+}
+
+function guardOptions(options) {
+  return options === undefined || options === null ? {} : options
+}
+
+/** Captures `paths` under `root` now and returns the guard over them. */
+function checkpointGuard(root, paths, options) {
+  const opts = guardOptions(options)
+  return new CheckpointGuard(root, native.createCheckpoint(root, paths, captureOptions(opts)), opts)
+}
+
+/** `checkpointGuard` with the capture off the JS thread. */
+async function checkpointGuardAsync(root, paths, options) {
+  const opts = guardOptions(options)
+  const snapshot = await native.createCheckpointAsync(root, paths, withProgress(captureOptions(opts), opts))
+  return new CheckpointGuard(root, snapshot, opts)
+}
+
+function attach(err, name, value) {
+  if (err === null || (typeof err !== 'object' && typeof err !== 'function')) return
+  try {
+    err[name] = value
+  } catch {
+    // A frozen error is rethrown as it is; the guard still has the report.
+  }
+}
+
+/**
+ * Captures `paths`, runs `fn(guard)`, and rolls the paths back if it throws
+ * or rejects, then throws that same error. Resolves to what `fn` returns; a
+ * batch that succeeds keeps its edits (and `guard.snapshot`).
+ */
+async function withCheckpoint(root, paths, fn, options) {
+  if (typeof fn !== 'function') throw new TypeError('withCheckpoint: fn must be a function')
+  const guard = await checkpointGuardAsync(root, paths, options)
+  try {
+    return await fn(guard)
+  } catch (err) {
+    // The callback's error is what the caller sees, whatever the rollback
+    // does: its failure or incomplete report is attached, never thrown.
+    if (!guard.kept && !guard.rolledBack) {
+      try {
+        const report = await guard.rollbackAsync()
+        if (!report.ok) attach(err, 'rollbackReport', report)
+      } catch (failure) {
+        attach(err, 'rollbackError', failure)
+      }
+    }
+    throw err
+  }
+}
+
+module.exports = { checkpointGuard, checkpointGuardAsync, withCheckpoint }

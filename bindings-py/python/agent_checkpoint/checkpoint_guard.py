@@ -1,0 +1,241 @@
+"""A batch of edits as a ``with`` block: rolled back if the block raises.
+
+:func:`guard` captures the paths on entry (:func:`create_checkpoint`) and,
+when the block ends with an exception — any ``BaseException``, so
+``KeyboardInterrupt`` and ``asyncio.CancelledError`` too — rolls back exactly
+those paths (:func:`rollback`) and lets the exception go on. A block that ends
+normally keeps its edits; the snapshot stays at :attr:`Guard.snapshot` for a
+later :meth:`Guard.rollback`. ``async with`` does the capture and the rollback
+in a worker thread (:func:`asyncio.to_thread`), off the event loop.
+
+Only composition of the two native calls lives here: what a rollback does is
+the core's, the same as calling :func:`rollback` by hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable, Iterable
+from types import TracebackType
+from typing import TYPE_CHECKING, Literal
+
+from agent_checkpoint._native import RollbackResult, create_checkpoint, rollback
+
+if TYPE_CHECKING:
+    from agent_checkpoint._native import _Key, _Operation, _Progress, _StrPath
+
+__all__ = ["Guard", "guard"]
+
+class Guard:
+    """The paths of one batch, captured: what ``with guard(...)`` gives.
+
+    Made by :func:`guard`; enter it once (``with`` or ``async with``).
+    """
+
+    #: The snapshot taken on entry (JSON text); ``None`` before entry.
+    snapshot: str | None
+    #: The report of the rollback, once one ran; ``None`` before.
+    report: RollbackResult | None
+    #: What the rollback raised, when it raised instead of reporting (the
+    #: root could not be opened, an option was unusable); ``None`` otherwise.
+    rollback_error: Exception | None
+
+    def __init__(
+        self,
+        root: _StrPath,
+        paths: Iterable[_Operation],
+        *,
+        allow_git_dir: bool = False,
+        max_file_bytes: int | None = None,
+        key: _Key | None = None,
+        record_root: bool = True,
+        durable: bool = True,
+        redo: bool = True,
+        restore_setid: bool = False,
+        strict_root: bool = False,
+        progress: _Progress | None = None,
+    ) -> None:
+        self._root = root
+        self._paths = list(paths)
+        self._allow_git_dir = allow_git_dir
+        self._max_file_bytes = max_file_bytes
+        self._key = key
+        self._record_root = record_root
+        self._durable = durable
+        self._redo = redo
+        self._restore_setid = restore_setid
+        self._strict_root = strict_root
+        self._progress = progress
+        self._kept = False
+        self._rolled_back = False
+        self.snapshot = None
+        self.report = None
+        self.rollback_error = None
+
+    @property
+    def kept(self) -> bool:
+        """Whether :meth:`keep` was called."""
+        return self._kept
+
+    @property
+    def rolled_back(self) -> bool:
+        """Whether a rollback ran (whatever its report says)."""
+        return self._rolled_back
+
+    def keep(self) -> None:
+        """Never roll back on the way out of the block, even on an exception.
+
+        An explicit :meth:`rollback` still rolls back.
+        """
+        self._kept = True
+
+    def rollback(self) -> RollbackResult:
+        """Roll the captured paths back now, and return the report.
+
+        Runs at most once: a later call (or the end of the block) returns the
+        same report and touches nothing. Raises what :func:`rollback` raises
+        (the root cannot be opened, an option is unusable); a snapshot it
+        refuses is reported, not raised.
+        """
+        if self.report is not None:
+            return self.report
+        if self.snapshot is None:
+            raise RuntimeError("guard: nothing captured yet (enter the guard first)")
+        self._rolled_back = True
+        self.report = rollback(
+            self._root,
+            self.snapshot,
+            durable=self._durable,
+            allow_git_dir=self._allow_git_dir,
+            key=self._key,
+            redo=self._redo,
+            restore_setid=self._restore_setid,
+            strict_root=self._strict_root,
+            max_file_bytes=self._max_file_bytes,
+            progress=self._progress,
+        )
+        return self.report
+
+    def discard(self) -> RollbackResult:
+        """Discard the batch's edits: the same as :meth:`rollback`."""
+        return self.rollback()
+
+    def _capture(self) -> None:
+        if self.snapshot is not None:
+            raise RuntimeError("guard: a guard is entered once")
+        self.snapshot = create_checkpoint(
+            self._root,
+            self._paths,
+            allow_git_dir=self._allow_git_dir,
+            max_file_bytes=self._max_file_bytes,
+            key=self._key,
+            record_root=self._record_root,
+            progress=self._progress,
+        )
+
+    def _roll_back_for(self, exc: BaseException) -> None:
+        # The block's exception is what the caller sees, whatever the
+        # rollback does: its failure is attached, never raised in its place.
+        if self._kept or self._rolled_back:
+            return
+        try:
+            report = self.rollback()
+        except Exception as failure:
+            self.rollback_error = failure
+            _note(exc, f"agent_checkpoint.guard: the rollback failed: {failure!r}")
+            return
+        if not report.ok:
+            detail = report.error if not report.valid else ", ".join(
+                f"{path} ({report.failure_codes.get(path, '?')})" for path in report.unrestored
+            )
+            _note(exc, f"agent_checkpoint.guard: the rollback did not restore everything: {detail}")
+
+    def __enter__(self) -> Guard:
+        self._capture()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> Literal[False]:
+        if exc is not None:
+            self._roll_back_for(exc)
+        return False
+
+    async def __aenter__(self) -> Guard:
+        await asyncio.to_thread(self._capture)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> Literal[False]:
+        if exc is not None:
+            await _off_loop(self._roll_back_for, exc)
+        return False
+
+
+def guard(
+    root: _StrPath,
+    paths: Iterable[_Operation],
+    *,
+    allow_git_dir: bool = False,
+    max_file_bytes: int | None = None,
+    key: _Key | None = None,
+    record_root: bool = True,
+    durable: bool = True,
+    redo: bool = True,
+    restore_setid: bool = False,
+    strict_root: bool = False,
+    progress: _Progress | None = None,
+) -> Guard:
+    """A guard over ``paths`` under ``root``, for ``with`` or ``async with``.
+
+    On entry it captures the paths (``create_checkpoint(root, paths, ...)``);
+    if the block raises, it rolls them back (``rollback(root, snapshot, ...)``)
+    and the exception goes on, with :attr:`Guard.report` set. The options are
+    those of the two functions, under their names: ``allow_git_dir``,
+    ``max_file_bytes``, ``key`` and ``progress`` go to both, ``record_root``
+    to the capture, ``durable``, ``redo``, ``restore_setid`` and
+    ``strict_root`` to the rollback.
+    """
+    return Guard(
+        root,
+        paths,
+        allow_git_dir=allow_git_dir,
+        max_file_bytes=max_file_bytes,
+        key=key,
+        record_root=record_root,
+        durable=durable,
+        redo=redo,
+        restore_setid=restore_setid,
+        strict_root=strict_root,
+        progress=progress,
+    )
+
+
+def _note(exc: BaseException, note: str) -> None:
+    if sys.version_info >= (3, 11):
+        exc.add_note(note)
+
+
+async def _off_loop(work: Callable[[BaseException], None], exc: BaseException) -> None:
+    # A rollback once started runs to its end in its thread: a cancellation
+    # that arrives meanwhile waits for it (the report is set), then goes on.
+    done = asyncio.ensure_future(asyncio.to_thread(work, exc))
+    cancelled: asyncio.CancelledError | None = None
+    while not done.done():
+        try:
+            await asyncio.shield(done)
+        except asyncio.CancelledError as again:
+            if done.cancelled():
+                raise
+            cancelled = again
+    done.result()
+    if cancelled is not None:
+        raise cancelled
