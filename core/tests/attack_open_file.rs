@@ -148,7 +148,11 @@ fn check(seen: &Seen, walk: &str) {
         "attack open_file ({walk}): {} reads, {} refusals while swapping",
         seen.reads, seen.refusals
     );
-    assert!(seen.leaked.is_empty(), "outside bytes read: {:?}", seen.leaked);
+    assert!(
+        seen.leaked.is_empty(),
+        "outside bytes read: {:?}",
+        seen.leaked
+    );
     assert!(seen.untyped.is_empty(), "{:?}", seen.untyped);
     assert!(seen.reads > 0, "nothing was read at all");
 }
