@@ -2,7 +2,6 @@
 //! the batch survives the rollback; the batch's own edits are undone.
 
 use std::path::Path;
-use std::process::Command;
 
 use agent_checkpoint_mcp::ServerOptions;
 use serde_json::{json, Value};
@@ -79,12 +78,7 @@ async fn in_memory() {
 #[tokio::test]
 async fn in_git_and_not_after_the_session_was_saved() {
     let dir = tempfile::tempdir().unwrap();
-    let status = Command::new("git")
-        .args(["init", "-q"])
-        .arg(dir.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
+    crate::measure::git_init(dir.path());
     let (mut client, id) = skip_spares_a_later_human_edit(dir.path()).await;
     let saved = client
         .call(

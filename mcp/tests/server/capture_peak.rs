@@ -14,28 +14,12 @@ use agent_checkpoint_store::Store;
 use serde_json::json;
 
 use crate::client::Client;
+use crate::measure::{git_init, random_bytes, vm_hwm};
 
 /// Each file's size.
 const FILE_BYTES: usize = 16 << 20;
 /// The most the peak may grow, per byte of the snapshot (the goal is 1.6).
 const MAX_RATIO: f64 = 2.0;
-
-/// The process's high-water mark of resident memory, in bytes.
-fn vm_hwm() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .expect("VmHWM in /proc/self/status");
-    let kib: u64 = line
-        .trim_start_matches("VmHWM:")
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .unwrap();
-    kib * 1024
-}
 
 const PATHS: [&str; 2] = ["a.bin", "b.bin"];
 
@@ -77,23 +61,10 @@ async fn child_capture_peak() {
 /// The growth of the child's peak over the snapshot's length, in `mode`.
 fn ratio(mode: &str) -> f64 {
     let dir = tempfile::tempdir().unwrap();
-    let status = Command::new("git")
-        .args(["init", "-q"])
-        .arg(dir.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
+    git_init(dir.path());
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     for path in PATHS {
-        // Random bytes (xorshift), so no layer can keep them small.
-        let bytes: Vec<u8> = (0..FILE_BYTES / 8)
-            .flat_map(|_| {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                seed.to_le_bytes()
-            })
-            .collect();
+        let bytes = random_bytes(FILE_BYTES, &mut seed);
         std::fs::write(dir.path().join(path), bytes).unwrap();
     }
     let out = Command::new(std::env::current_exe().unwrap())

@@ -14,12 +14,7 @@ const SECRET: &str = "sk-ant-api03-xK9mZ2vL8nQ5rT1wY4bC7dF0gH3jE6pA";
 
 fn git_repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let status = Command::new("git")
-        .args(["init", "-q"])
-        .arg(dir.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
+    crate::measure::git_init(dir.path());
     dir
 }
 

@@ -13,6 +13,7 @@ use agent_checkpoint_mcp::{ServerOptions, DEFAULT_MAX_CAPTURE_BYTES};
 use serde_json::json;
 
 use crate::client::{tool_error_code, Client};
+use crate::measure::{git_init, random_bytes, vm_hwm};
 
 /// What the child runs: the calls, against the directory it is given.
 #[tokio::test]
@@ -105,23 +106,6 @@ fn capture_over_the_request_limit_reads_nothing_under_ulimit() {
     assert!(stdout.contains("child capture ok"), "{stdout}\n{stderr}");
 }
 
-/// The process's high-water mark of resident memory, in bytes.
-fn vm_hwm() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .expect("VmHWM in /proc/self/status");
-    let kib: u64 = line
-        .trim_start_matches("VmHWM:")
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .unwrap();
-    kib * 1024
-}
-
 /// How many `capture_checkpoint` calls the concurrent child sends at once.
 const AT_ONCE: i64 = 4;
 /// The file each of them captures (over glibc's largest mmap threshold,
@@ -174,22 +158,9 @@ async fn child_concurrent_captures() {
 #[test]
 fn captures_sent_together_hold_no_more_than_one_calls_limit() {
     let dir = tempfile::tempdir().unwrap();
-    let status = Command::new("git")
-        .args(["init", "-q"])
-        .arg(dir.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
+    git_init(dir.path());
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-    // Random bytes (xorshift), so no layer can keep them small.
-    let bytes: Vec<u8> = (0..CONCURRENT_FILE_BYTES / 8)
-        .flat_map(|_| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed.to_le_bytes()
-        })
-        .collect();
+    let bytes = random_bytes(CONCURRENT_FILE_BYTES, &mut seed);
     std::fs::write(dir.path().join("c.bin"), bytes).unwrap();
     let out = Command::new(std::env::current_exe().unwrap())
         .args([
