@@ -208,3 +208,33 @@ fn a_dry_run_of_an_unreachable_remote_is_an_error_and_of_an_unknown_one_too() {
     assert!(store.push_plan("nosuchremote").is_err());
     assert_eq!(a.queued(), [ref_of(&ulid(6))], "the queue is untouched");
 }
+
+#[test]
+fn a_dry_run_lists_the_v1_branch_as_one_ref_and_the_push_sends_it() {
+    let server = Server::start(remote_support::Kind::File);
+    let a = Clone::of(&server);
+    let branch = a.store_with(agent_checkpoint_store::Backend::GitBranch);
+    write(&branch, &remote_support::legacy(1), "s", &["a.rs"]);
+    let refs = a.store();
+    write(&refs, &ulid(7), "s", &[]);
+    let plan = refs.push_plan("origin").unwrap();
+    let names: Vec<&str> = plan
+        .checkpoints
+        .iter()
+        .map(|c| c.ref_name.as_str())
+        .collect();
+    let r7 = ref_of(&ulid(7));
+    assert_eq!(names, [r7.as_str(), agent_checkpoint_store::BRANCH_REF]);
+    let v1 = &plan.checkpoints[1];
+    assert_eq!(v1.checkpoint_id, None);
+    assert!(v1.session_ids.is_empty() && v1.upload_bytes > 0 && !v1.on_remote);
+    let there = remote_tips(&server);
+    assert!(refs.push("origin").unwrap().all_pushed());
+    let received: BTreeSet<String> = remote_tips(&server)
+        .into_iter()
+        .filter(|(r, t)| there.get(r) != Some(t))
+        .map(|(r, _)| r)
+        .collect();
+    let to_send: BTreeSet<String> = plan.to_send().into_iter().map(str::to_owned).collect();
+    assert_eq!(received, to_send);
+}
