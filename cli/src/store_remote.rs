@@ -4,7 +4,8 @@
 //! results to stdout. `push` exits 0 when everything went, 1 when some refs
 //! stay queued (each printed with its code and the remote's reason), 2 on
 //! an error; `fetch` without an ID fetches every checkpoint and exits 1
-//! when some could not be brought in.
+//! when some could not be brought in. `push --dry-run` lists what the push
+//! would send and pushes nothing (exit 0).
 
 use std::io::Write;
 use std::process::ExitCode;
