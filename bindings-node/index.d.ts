@@ -205,11 +205,13 @@ export declare class CheckpointStore {
    * (default `'origin'`), at most 200 refs per `git push`. Refs the
    * remote confirmed leave the queue; refused or conflicting ones stay
    * queued and are listed in `queued`. Throws `remote_unreachable` /
-   * `auth_failed` (the unconfirmed refs stay queued).
+   * `auth_failed` (the unconfirmed refs stay queued). With `{ dryRun:
+   * true }` nothing is pushed or changed: returns a `PushPlan` of what
+   * the push would send.
    */
-  push(remote?: string | undefined | null): PushResult
+  push(remote?: string | undefined | null, options?: PushOptions | undefined | null): PushResult | PushPlan
   /** `push` off the JS thread. */
-  pushAsync(remote?: string | undefined | null): Promise<PushResult>
+  pushAsync(remote?: string | undefined | null, options?: PushOptions | undefined | null): Promise<PushResult | PushPlan>
   /**
    * Fetches one checkpoint from `remote` (default `'origin'`) and brings
    * it in. Throws `not_found` when the remote does not have it,
@@ -665,6 +667,46 @@ export declare function newCheckpointId(): string
  */
 export declare function newUlid(timestampMs?: number | undefined | null): string
 
+/** One ref a push would send, as `push(remote, { dryRun: true })` lists it. */
+export interface OutgoingCheckpoint {
+  /** The ref. */
+  refName: string
+  /** The checkpoint ID; `null` for the v1 branch. */
+  checkpointId?: string
+  /** The local tip that would be pushed (hex). */
+  commit: string
+  /**
+   * In the push queue (`false`: found because the remote was not seen
+   * holding it).
+   */
+  queued: boolean
+  /** The session IDs, by slot. */
+  sessionIds: Array<string>
+  /** The last session's agent. */
+  agent: string
+  /** The summary's files touched. */
+  filesTouched: Array<string>
+  /**
+   * The uncompressed size of its objects the remote lacks (an upper
+   * bound on what git sends for it).
+   */
+  uploadBytes: number
+  /** The remote holds it at `commit` already. */
+  onRemote: boolean
+  /** The remote's other tip of it, if it holds one. */
+  remoteCommit?: string
+  /** Why it cannot be described, when it cannot. */
+  damaged?: OutgoingDamage
+}
+
+/** Why an outgoing checkpoint cannot be described. */
+export interface OutgoingDamage {
+  /** The stable error code a read of it gives. */
+  code: string
+  /** The error's message. */
+  reason: string
+}
+
 /** The checkpoint ID a per-checkpoint ref names, else `null`. */
 export declare function parseRef(name: string): string | null
 
@@ -796,6 +838,29 @@ export type ProgressStage = 'capture' | 'check' | 'restore'
 
 /** The separator between prompts in `prompt.txt`: a blank line, `---`, a blank line. */
 export declare const PROMPT_SEPARATOR: string
+
+/** How `push` runs. */
+export interface PushOptions {
+  /**
+   * List what the push would send (a `PushPlan`); push and change
+   * nothing. The remote is asked which checkpoint refs it holds.
+   */
+  dryRun?: boolean
+}
+
+/** What `push(remote, { dryRun: true })` found a push would send. */
+export interface PushPlan {
+  /** The remote, as given. */
+  remote: string
+  /** Every ref the push would send, in push order. */
+  checkpoints: Array<OutgoingCheckpoint>
+  /** Queue entries the push would drop. */
+  dropped: Array<string>
+  /** The bytes that would be uploaded in all, each object once. */
+  uploadBytes: number
+  /** The refs the remote would receive (those not on it already). */
+  toSend: Array<string>
+}
 
 /** What `push` did. */
 export interface PushResult {

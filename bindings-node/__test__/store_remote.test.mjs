@@ -141,6 +141,43 @@ for (const kind of ['file', 'daemon']) {
     assert.equal(git(b, 'rev-parse', ac.refName(A)), before)
     assert.throws(() => storeB.fetch(A), (e) => e.code === 'conflict')
   })
+
+  test(`a dry run over ${kind} lists what the push then sends and changes nothing`, async (t) => {
+    const { clones: [a], git } = await team(t, kind)
+    const bare = path.join(path.dirname(a), 'remote.git')
+    const store = new ac.CheckpointStore(a)
+    store.writeSession(A, 's1', { agent: 'Claude Code', filesTouched: ['x.rs'], transcript: '{}\n' })
+    assert.equal(store.push().ok, true)
+    store.writeSession(B, 's2', { agent: 'Codex', filesTouched: ['y.rs', 'z.rs'], transcript: '{}\n' })
+    const queue = new ac.PushQueue(store.commonDir)
+    queue.enqueue(ac.refName(A)) // already on the remote
+    const state = () => [queue.peek(), git(a, 'for-each-ref'), git(bare, 'for-each-ref')]
+    const before = state()
+
+    const plan = store.push('origin', { dryRun: true })
+    assert.deepEqual(state(), before)
+    assert.equal(plan.remote, 'origin')
+    assert.deepEqual(plan.dropped, [])
+    const [first, second] = plan.checkpoints
+    assert.deepEqual([first.refName, first.checkpointId, first.onRemote, first.queued], [ac.refName(B), B, false, true])
+    assert.deepEqual([first.sessionIds, first.agent, first.filesTouched], [['s2'], 'Codex', ['y.rs', 'z.rs']])
+    assert.equal(first.commit, git(a, 'rev-parse', ac.refName(B)).trim())
+    assert.ok(first.uploadBytes > 0)
+    assert.equal(first.remoteCommit ?? null, null)
+    assert.equal(first.damaged ?? null, null)
+    assert.deepEqual([second.refName, second.onRemote, second.uploadBytes], [ac.refName(A), true, 0])
+    assert.equal(plan.uploadBytes, first.uploadBytes)
+    assert.deepEqual(plan.toSend, [ac.refName(B)])
+    assert.deepEqual((await store.pushAsync('origin', { dryRun: true })).toSend, plan.toSend)
+    assert.deepEqual(state(), before)
+
+    const remoteBefore = new Set(git(bare, 'for-each-ref').split('\n'))
+    const result = await store.pushAsync('origin', { dryRun: false })
+    assert.equal(result.ok, true)
+    const received = git(bare, 'for-each-ref').split('\n').filter((l) => !remoteBefore.has(l))
+    assert.deepEqual(received.map((l) => l.split('\t')[1]), plan.toSend)
+    assert.deepEqual(store.push(undefined, { dryRun: true }).checkpoints, [])
+  })
 }
 
 test('an unreachable remote throws remote_unreachable and keeps the queue', async (t) => {

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use agent_checkpoint_store as store;
-use napi::bindgen_prelude::AsyncTask;
+use napi::bindgen_prelude::{AsyncTask, Either};
 use napi::Env;
 use napi_derive::napi;
 
@@ -41,6 +41,67 @@ pub struct PushResult {
     pub dropped: Vec<String>,
     /// Whether every ref went through.
     pub ok: bool,
+}
+
+/// How `push` runs.
+#[napi(object)]
+pub struct PushOptions {
+    /// List what the push would send (a `PushPlan`); push and change
+    /// nothing. The remote is asked which checkpoint refs it holds.
+    pub dry_run: Option<bool>,
+}
+
+/// Why an outgoing checkpoint cannot be described.
+#[napi(object)]
+pub struct OutgoingDamage {
+    /// The stable error code a read of it gives.
+    pub code: String,
+    /// The error's message.
+    pub reason: String,
+}
+
+/// One ref a push would send, as `push(remote, { dryRun: true })` lists it.
+#[napi(object)]
+pub struct OutgoingCheckpoint {
+    /// The ref.
+    pub ref_name: String,
+    /// The checkpoint ID; `null` for the v1 branch.
+    pub checkpoint_id: Option<String>,
+    /// The local tip that would be pushed (hex).
+    pub commit: String,
+    /// In the push queue (`false`: found because the remote was not seen
+    /// holding it).
+    pub queued: bool,
+    /// The session IDs, by slot.
+    pub session_ids: Vec<String>,
+    /// The last session's agent.
+    pub agent: String,
+    /// The summary's files touched.
+    pub files_touched: Vec<String>,
+    /// The uncompressed size of its objects the remote lacks (an upper
+    /// bound on what git sends for it).
+    pub upload_bytes: f64,
+    /// The remote holds it at `commit` already.
+    pub on_remote: bool,
+    /// The remote's other tip of it, if it holds one.
+    pub remote_commit: Option<String>,
+    /// Why it cannot be described, when it cannot.
+    pub damaged: Option<OutgoingDamage>,
+}
+
+/// What `push(remote, { dryRun: true })` found a push would send.
+#[napi(object)]
+pub struct PushPlan {
+    /// The remote, as given.
+    pub remote: String,
+    /// Every ref the push would send, in push order.
+    pub checkpoints: Vec<OutgoingCheckpoint>,
+    /// Queue entries the push would drop.
+    pub dropped: Vec<String>,
+    /// The bytes that would be uploaded in all, each object once.
+    pub upload_bytes: f64,
+    /// The refs the remote would receive (those not on it already).
+    pub to_send: Vec<String>,
 }
 
 /// One ref a fetch brought in.
@@ -103,6 +164,66 @@ fn pushed(r: store::PushReport) -> agent_checkpoint::Result<PushResult> {
     })
 }
 
+fn planned(p: store::PushPlan) -> PushPlan {
+    PushPlan {
+        to_send: p.to_send().into_iter().map(str::to_owned).collect(),
+        remote: p.remote,
+        checkpoints: p
+            .checkpoints
+            .into_iter()
+            .map(|c| OutgoingCheckpoint {
+                ref_name: c.ref_name,
+                checkpoint_id: c.checkpoint_id,
+                commit: c.commit,
+                queued: c.queued,
+                session_ids: c.session_ids,
+                agent: c.agent,
+                files_touched: c.files_touched,
+                upload_bytes: c.upload_bytes as f64,
+                on_remote: c.on_remote,
+                remote_commit: c.remote_commit,
+                damaged: c.damaged.map(|d| OutgoingDamage {
+                    code: d.code.as_str().to_owned(),
+                    reason: d.reason,
+                }),
+            })
+            .collect(),
+        dropped: p.dropped,
+        upload_bytes: p.upload_bytes as f64,
+    }
+}
+
+/// A push, or its dry run.
+pub enum Pushing {
+    /// What the push did.
+    Done(store::PushReport),
+    /// What it would send.
+    Plan(store::PushPlan),
+}
+
+fn push_or_plan(
+    store: &store::Store,
+    remote: &str,
+    dry_run: bool,
+) -> agent_checkpoint::Result<Pushing> {
+    if dry_run {
+        store.push_plan(remote).map(Pushing::Plan)
+    } else {
+        store.push(remote).map(Pushing::Done)
+    }
+}
+
+fn pushing(p: Pushing) -> agent_checkpoint::Result<Either<PushResult, PushPlan>> {
+    match p {
+        Pushing::Done(r) => pushed(r).map(Either::A),
+        Pushing::Plan(p) => Ok(Either::B(planned(p))),
+    }
+}
+
+fn dry_run(options: Option<PushOptions>) -> bool {
+    options.and_then(|o| o.dry_run).unwrap_or(false)
+}
+
 fn fetched(f: store::FetchedRef) -> agent_checkpoint::Result<FetchedRef> {
     Ok(FetchedRef {
         outcome: f.outcome.as_str().to_owned(),
@@ -146,24 +267,32 @@ impl CheckpointStore {
     /// (default `'origin'`), at most 200 refs per `git push`. Refs the
     /// remote confirmed leave the queue; refused or conflicting ones stay
     /// queued and are listed in `queued`. Throws `remote_unreachable` /
-    /// `auth_failed` (the unconfirmed refs stay queued).
-    #[napi]
-    pub fn push(&self, env: Env, remote: Option<String>) -> napi::Result<PushResult> {
-        self.inner
-            .push(&remote_or_origin(remote))
-            .and_then(pushed)
+    /// `auth_failed` (the unconfirmed refs stay queued). With `{ dryRun:
+    /// true }` nothing is pushed or changed: returns a `PushPlan` of what
+    /// the push would send.
+    #[napi(ts_return_type = "PushResult | PushPlan")]
+    pub fn push(
+        &self,
+        env: Env,
+        remote: Option<String>,
+        options: Option<PushOptions>,
+    ) -> napi::Result<Either<PushResult, PushPlan>> {
+        push_or_plan(&self.inner, &remote_or_origin(remote), dry_run(options))
+            .and_then(pushing)
             .or_throw(&env)
     }
 
     /// `push` off the JS thread.
-    #[napi(ts_return_type = "Promise<PushResult>")]
+    #[napi(ts_return_type = "Promise<PushResult | PushPlan>")]
     pub fn push_async(
         &self,
         remote: Option<String>,
-    ) -> AsyncTask<Work<store::PushReport, PushResult>> {
+        options: Option<PushOptions>,
+    ) -> AsyncTask<Work<Pushing, Either<PushResult, PushPlan>>> {
         let store = Arc::clone(&self.inner);
         let remote = remote_or_origin(remote);
-        spawn_then(move || store.push(&remote), pushed)
+        let dry_run = dry_run(options);
+        spawn_then(move || push_or_plan(&store, &remote, dry_run), pushing)
     }
 
     /// Fetches one checkpoint from `remote` (default `'origin'`) and brings

@@ -5,6 +5,7 @@
 
 use agent_checkpoint_store as store;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use crate::errors::IntoPyResult;
 use crate::store::CheckpointStore;
@@ -70,6 +71,111 @@ impl PushResult {
             self.dropped.len()
         )
     }
+}
+
+/// One ref a push would send, as `push(dry_run=True)` lists it:
+/// `checkpoint_id` (`None` for the v1 branch), `commit` (the local tip),
+/// `queued` (in the push queue, or found because the remote was not seen
+/// holding it), `session_ids`, `agent`, `files_touched`, `upload_bytes`
+/// (the uncompressed size of its objects the remote lacks: an upper
+/// bound), `on_remote` (the remote holds it at `commit` already),
+/// `remote_commit` (the remote's other tip of it, or `None`), `damaged`
+/// (`None`, or `{"code", "reason"}` when it cannot be described).
+#[pyclass(frozen, get_all, module = "agent_checkpoint")]
+pub struct OutgoingCheckpoint {
+    ref_name: String,
+    checkpoint_id: Option<String>,
+    commit: String,
+    queued: bool,
+    session_ids: Vec<String>,
+    agent: String,
+    files_touched: Vec<String>,
+    upload_bytes: u64,
+    on_remote: bool,
+    remote_commit: Option<String>,
+    damaged: Option<Py<PyDict>>,
+}
+
+#[pymethods]
+impl OutgoingCheckpoint {
+    fn __repr__(&self) -> String {
+        format!(
+            "OutgoingCheckpoint(ref_name={:?}, on_remote={}, upload_bytes={})",
+            self.ref_name,
+            if self.on_remote { "True" } else { "False" },
+            self.upload_bytes
+        )
+    }
+}
+
+/// What `push(dry_run=True)` found a push would send: `checkpoints`
+/// (`OutgoingCheckpoint`s, in push order), `dropped` (queue entries the
+/// push would drop), `upload_bytes` (in all, each object once); `to_send`
+/// the refs the remote would receive (those not on it already).
+#[pyclass(frozen, get_all, module = "agent_checkpoint")]
+pub struct PushPlan {
+    remote: String,
+    checkpoints: Vec<Py<OutgoingCheckpoint>>,
+    dropped: Vec<String>,
+    upload_bytes: u64,
+}
+
+#[pymethods]
+impl PushPlan {
+    /// The refs the remote would receive.
+    #[getter]
+    fn to_send(&self) -> Vec<String> {
+        self.checkpoints
+            .iter()
+            .map(Py::get)
+            .filter(|c| !c.on_remote)
+            .map(|c| c.ref_name.clone())
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "PushPlan(remote={:?}, checkpoints={}, upload_bytes={})",
+            self.remote,
+            self.checkpoints.len(),
+            self.upload_bytes
+        )
+    }
+}
+
+fn plan_to_py(py: Python<'_>, plan: store::PushPlan) -> PyResult<PushPlan> {
+    let mut checkpoints = Vec::with_capacity(plan.checkpoints.len());
+    for c in plan.checkpoints {
+        let damaged = match c.damaged {
+            Some(d) => {
+                let dict = PyDict::new(py);
+                dict.set_item("code", d.code.as_str())?;
+                dict.set_item("reason", d.reason)?;
+                Some(dict.unbind())
+            }
+            None => None,
+        };
+        let out = OutgoingCheckpoint {
+            ref_name: c.ref_name,
+            checkpoint_id: c.checkpoint_id,
+            commit: c.commit,
+            queued: c.queued,
+            session_ids: c.session_ids,
+            agent: c.agent,
+            files_touched: c.files_touched,
+            upload_bytes: c.upload_bytes,
+            on_remote: c.on_remote,
+            remote_commit: c.remote_commit,
+            damaged,
+        };
+        checkpoints.push(Py::new(py, out)?);
+    }
+    Ok(PushPlan {
+        remote: plan.remote,
+        checkpoints,
+        dropped: plan.dropped,
+        upload_bytes: plan.upload_bytes,
+    })
 }
 
 /// One ref a fetch brought in: `outcome` is `"created"`,
@@ -160,17 +266,33 @@ impl CheckpointStore {
     /// and are listed in `queued`. Raises `RemoteUnreachableError` /
     /// `AuthFailedError` when the remote cannot be reached or refuses the
     /// credentials (the unconfirmed refs stay queued).
-    #[pyo3(signature = (remote = "origin"))]
-    fn push(&self, py: Python<'_>, remote: &str) -> PyResult<PushResult> {
+    ///
+    /// With `dry_run=True` nothing is pushed or changed: returns a
+    /// `PushPlan` of what the push would send (the remote is asked which
+    /// checkpoint refs it holds, when there is anything to send).
+    #[pyo3(signature = (remote = "origin", *, dry_run = false))]
+    fn push<'py>(
+        &self,
+        py: Python<'py>,
+        remote: &str,
+        dry_run: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let store = &self.inner;
         let remote = remote.to_owned();
+        if dry_run {
+            let plan = py
+                .detach(move || store.push_plan(&remote))
+                .into_py_result(py)?;
+            return Ok(Bound::new(py, plan_to_py(py, plan)?)?.into_any());
+        }
         let report = py.detach(move || store.push(&remote)).into_py_result(py)?;
-        Ok(PushResult {
+        let result = PushResult {
             remote: report.remote,
             pushed: report.pushed,
             queued: report.queued.into_iter().map(Into::into).collect(),
             dropped: report.dropped,
-        })
+        };
+        Ok(Bound::new(py, result)?.into_any())
     }
 
     /// Fetches checkpoint `checkpoint_id` from `remote` and brings it in
@@ -225,6 +347,8 @@ impl CheckpointStore {
 /// Registers the result classes.
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PushResult>()?;
+    module.add_class::<PushPlan>()?;
+    module.add_class::<OutgoingCheckpoint>()?;
     module.add_class::<RefFailure>()?;
     module.add_class::<FetchResult>()?;
     module.add_class::<FetchedRef>()?;

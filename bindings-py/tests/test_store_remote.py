@@ -145,6 +145,40 @@ def test_a_conflict_stays_queued_with_its_code_and_nothing_is_lost(tmp_path: Pat
     assert git(b, "rev-parse", ac.ref_name(A)) == before
 
 
+def test_a_dry_run_lists_what_the_push_then_sends_and_changes_nothing(
+    tmp_path: Path, remote: str
+) -> None:
+    [a] = clones(tmp_path, remote, "a")
+    store = ac.CheckpointStore(a)
+    store.write_session(A, "s1", agent="Claude Code", files_touched=["x.rs"], transcript=b"{}\n")
+    assert store.push().ok
+    store.write_session(B, "s2", agent="Codex", files_touched=["y.rs", "z.rs"], transcript=b"{}\n")
+    queue = ac.PushQueue(store.common_dir)
+    queue.enqueue(ac.ref_name(A))  # already on the remote
+    before = (queue.peek(), git(a, "for-each-ref"), git(tmp_path / "remote.git", "for-each-ref"))
+
+    plan = store.push(dry_run=True)
+    assert isinstance(plan, ac.PushPlan)
+    assert (queue.peek(), git(a, "for-each-ref"), git(tmp_path / "remote.git", "for-each-ref")) == before
+    assert plan.remote == "origin" and plan.dropped == []
+    first, second = plan.checkpoints
+    assert isinstance(first, ac.OutgoingCheckpoint)
+    assert (first.ref_name, first.checkpoint_id, first.on_remote) == (ac.ref_name(B), B, False)
+    assert (first.session_ids, first.agent, first.files_touched) == (["s2"], "Codex", ["y.rs", "z.rs"])
+    assert first.queued and first.upload_bytes > 0 and first.remote_commit is None
+    assert first.damaged is None and first.commit == git(a, "rev-parse", ac.ref_name(B)).strip()
+    assert (second.ref_name, second.on_remote, second.upload_bytes) == (ac.ref_name(A), True, 0)
+    assert plan.upload_bytes == first.upload_bytes
+    assert plan.to_send == [ac.ref_name(B)]
+    assert "PushPlan(remote=" in repr(plan) and "OutgoingCheckpoint(" in repr(first)
+
+    remote_before = git(tmp_path / "remote.git", "for-each-ref").splitlines()
+    assert store.push(dry_run=False).ok
+    changed = set(git(tmp_path / "remote.git", "for-each-ref").splitlines()) - set(remote_before)
+    assert [line.split()[-1] for line in changed] == plan.to_send
+    assert store.push(dry_run=True).checkpoints == []
+
+
 def test_an_unreachable_remote_raises_and_keeps_the_queue(tmp_path: Path) -> None:
     [a] = clones(tmp_path, f"git://127.0.0.1:{free_port()}/remote.git", "a")
     store = ac.CheckpointStore(a)

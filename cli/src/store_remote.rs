@@ -4,7 +4,8 @@
 //! results to stdout. `push` exits 0 when everything went, 1 when some refs
 //! stay queued (each printed with its code and the remote's reason), 2 on
 //! an error; `fetch` without an ID fetches every checkpoint and exits 1
-//! when some could not be brought in.
+//! when some could not be brought in. `push --dry-run` lists what the push
+//! would send and pushes nothing (exit 0).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -19,6 +20,10 @@ pub enum RemoteCommand {
     Push {
         #[command(flatten)]
         remote: RemoteArg,
+        /// List what would be pushed (each checkpoint, its sessions, agent,
+        /// files, bytes to upload, whether the remote has it); push nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Fetch checkpoint ID from a remote, or every checkpoint without one.
     Fetch {
@@ -66,7 +71,11 @@ pub fn run(
     progress: Progress<'_>,
 ) -> Result<ExitCode, Error> {
     match command {
-        RemoteCommand::Push { remote } => push(store, &remote.remote, json, out, progress),
+        RemoteCommand::Push {
+            remote,
+            dry_run: true,
+        } => push_plan(store, &remote.remote, json, out),
+        RemoteCommand::Push { remote, .. } => push(store, &remote.remote, json, out, progress),
         RemoteCommand::Fetch { remote, id } => {
             fetch(store, &remote.remote, id.as_deref(), json, out, progress)
         }
@@ -133,6 +142,46 @@ fn push(
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `push --dry-run`: one line per ref the push would send (`send` or,
+/// when the remote holds it already, `on-remote`), then a summary line.
+fn push_plan(
+    store: &Store,
+    remote: &str,
+    json: bool,
+    out: &mut Vec<u8>,
+) -> Result<ExitCode, Error> {
+    let plan = store.push_plan(remote)?;
+    if json {
+        writeln!(out, "{}", to_json(&plan)?).map_err(stdout_error)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    for c in &plan.checkpoints {
+        writeln!(
+            out,
+            "{}\t{}\t{} session(s)\t{}\t{} file(s)\t{} bytes",
+            if c.on_remote { "on-remote" } else { "send" },
+            c.ref_name,
+            c.session_ids.len(),
+            if c.agent.is_empty() { "-" } else { &c.agent },
+            c.files_touched.len(),
+            c.upload_bytes
+        )
+        .map_err(stdout_error)?;
+    }
+    for d in &plan.dropped {
+        writeln!(out, "drop\t{d}").map_err(stdout_error)?;
+    }
+    let sending = plan.to_send().len();
+    writeln!(
+        out,
+        "Would push {sending} checkpoint ref(s) to {remote} ({} already there), {} bytes to upload at most.",
+        plan.checkpoints.len() - sending,
+        plan.upload_bytes
+    )
+    .map_err(stdout_error)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn fetch(
@@ -365,5 +414,88 @@ mod tests {
         assert_eq!(err.code().as_str(), "remote_unreachable");
         let err = store(&b, &["ls-remote", "--remote=-x"], false).unwrap_err();
         assert_eq!(err.code().as_str(), "invalid_argument");
+    }
+
+    #[test]
+    fn push_dry_run_lists_what_the_push_sends_in_text_and_json_and_sends_nothing() {
+        let (tmp, _) = setup();
+        let a = tmp.path().join("a");
+        let write = |id: &str, session: &str| {
+            let args = [
+                "write",
+                "--id",
+                id,
+                "--session",
+                session,
+                "--agent",
+                "Codex",
+                "--file",
+                "x.rs",
+                "--file",
+                "y.rs",
+            ];
+            store(&a, &args, false).unwrap();
+        };
+        write(ULID, "s1");
+        store(&a, &["push", "-q"], false).unwrap();
+        write(OTHER, "s2");
+        // The pushed one queued again: listed as on the remote.
+        let queue = a.join(".git/entire-checkpoint-push-queue.jsonl");
+        let mut lines = std::fs::read_to_string(&queue).unwrap();
+        lines.push_str(&format!(
+            "{{\"ref\":\"refs/entire/checkpoints/ZN/{ULID}\"}}\n"
+        ));
+        std::fs::write(&queue, &lines).unwrap();
+
+        let (code, out, err) = store(&a, &["push", "--dry-run"], false).unwrap();
+        assert_eq!(code, ExitCode::SUCCESS);
+        assert_eq!(err, "");
+        let rows: Vec<&str> = out.lines().collect();
+        assert_eq!(rows.len(), 3, "{out}");
+        assert!(
+            rows[0].starts_with(&format!(
+                "send\trefs/entire/checkpoints/ZP/{OTHER}\t1 session(s)\tCodex\t2 file(s)\t"
+            )),
+            "{out}"
+        );
+        assert_eq!(
+            rows[1],
+            format!(
+                "on-remote\trefs/entire/checkpoints/ZN/{ULID}\t1 session(s)\tCodex\t2 file(s)\t0 bytes"
+            )
+        );
+        assert!(
+            rows[2].starts_with("Would push 1 checkpoint ref(s) to origin (1 already there), "),
+            "{out}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&queue).unwrap(),
+            lines,
+            "queue untouched"
+        );
+
+        let (_, out, _) = store(&a, &["--json", "push", "--dry-run"], false).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["remote"], "origin");
+        let first = &v["checkpoints"][0];
+        assert_eq!(first["checkpoint_id"], OTHER);
+        assert_eq!(first["on_remote"], false);
+        assert_eq!(first["queued"], true);
+        assert_eq!(first["session_ids"], json!(["s2"]));
+        assert_eq!(first["agent"], "Codex");
+        assert_eq!(first["files_touched"], json!(["x.rs", "y.rs"]));
+        assert!(first["upload_bytes"].as_u64().unwrap() > 0);
+        assert_eq!(v["checkpoints"][1]["on_remote"], true);
+        assert_eq!(v["upload_bytes"], first["upload_bytes"]);
+
+        // The push then sends just that one.
+        let (_, out, _) = store(&a, &["--json", "push", "-q"], false).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["queued"], json!([]));
+        let (_, out, _) = store(&a, &["push", "--dry-run"], false).unwrap();
+        assert!(
+            out.starts_with("Would push 0 checkpoint ref(s) to origin (0 already there), 0 bytes"),
+            "{out}"
+        );
     }
 }

@@ -88,8 +88,8 @@ pub use read::{CheckpointInfo, Damage, SessionContent};
 pub use redaction::{NoRedaction, Redact};
 pub use remote::{
     check_remote, FetchOptions, FetchOutcome, FetchReport, FetchedRef, LocalCopy, MissingBlob,
-    PushProgress, PushReport, RefFailure, RemoteCheckpoint, FETCH_TMP_PREFIX, MAX_PUSH_ROUNDS,
-    MAX_SPLIT_PUSHES, PROMISOR_PREFIX,
+    OutgoingCheckpoint, PushPlan, PushProgress, PushReport, RefFailure, RemoteCheckpoint,
+    FETCH_TMP_PREFIX, MAX_PUSH_ROUNDS, MAX_SPLIT_PUSHES, PROMISOR_PREFIX,
 };
 pub use session::{validate_segment_id, Author, SessionWrite, TaskInfo, DEFAULT_STRATEGY};
 pub use shadow::{

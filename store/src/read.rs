@@ -391,7 +391,8 @@ fn not_found(id: &CheckpointId) -> Error {
     }
 }
 
-fn describe(
+/// Describes checkpoint `id` from its tree, as [`Store::list`] lists it.
+pub(crate) fn describe(
     cache: &MetadataCache,
     repo: &gix::Repository,
     id: &str,

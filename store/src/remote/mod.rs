@@ -1,4 +1,5 @@
-//! Sharing checkpoints through git remotes (STORE.md §5): [`Store::push`],
+//! Sharing checkpoints through git remotes (STORE.md §5): [`Store::push`]
+//! (and its dry run, [`Store::push_plan`]),
 //! [`Store::fetch`], [`Store::fetch_all`], [`Store::list_remote`], and the
 //! on-demand fetch of a read ([`crate::StoreOptions::fetch_missing_from`]).
 //!
@@ -23,6 +24,7 @@ mod integrate;
 mod known;
 mod lazy;
 mod ls_refs;
+mod outgoing;
 mod porcelain;
 mod progress;
 pub(crate) mod promisor;
@@ -40,6 +42,7 @@ use crate::backend::Backend;
 pub use git_program::check_remote;
 pub use integrate::{FetchOutcome, FETCH_TMP_PREFIX};
 pub use lazy::MissingBlob;
+pub use outgoing::{OutgoingCheckpoint, PushPlan};
 pub use progress::PushProgress;
 pub use promisor::PROMISOR_PREFIX;
 pub use push::{MAX_PUSH_ROUNDS, MAX_SPLIT_PUSHES};

@@ -127,8 +127,13 @@ impl Store {
 
     /// The refs to push, with their local tips: the queued ones that exist
     /// here, every valid local checkpoint ref whose tip differs from the
-    /// record, the v1 branch; and the queued refs gone here.
-    fn targets(&self, r: &Remote<'_>, queued: Vec<String>) -> Result<(Refs, Vec<String>)> {
+    /// record, the v1 branch; and the queued refs gone here. The one
+    /// choice of what a push sends: [`Store::push_plan`] lists the same.
+    pub(crate) fn targets(
+        &self,
+        r: &Remote<'_>,
+        queued: Vec<String>,
+    ) -> Result<(Refs, Vec<String>)> {
         let local: HashMap<String, ObjectId> = refs_backend::list(&r.repo)?
             .into_iter()
             // Only refs with valid IDs are ours to push.
