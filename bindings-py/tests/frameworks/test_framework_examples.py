@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import agent_checkpoint
-
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "python"
+REPO = Path(__file__).resolve().parents[3]
+EXAMPLES = REPO / "examples" / "python"
+# Type-checked from the source tree: mypy reads the package beside its stubs.
+PACKAGE = REPO / "bindings-py" / "python" / "agent_checkpoint"
 FRAMEWORK = {
     "pydantic_ai_agent.py": "pydantic_ai",
     "langchain_agent.py": "langgraph",
@@ -41,7 +42,6 @@ def test_modules_and_examples_type_check_strictly() -> None:
     api = pytest.importorskip("mypy.api")
     for module in FRAMEWORK.values():
         pytest.importorskip(module)
-    package = Path(agent_checkpoint.__file__).parent
-    files = [str(package / name) for name in MODULES] + [str(EXAMPLES / name) for name in sorted(FRAMEWORK)]
+    files = [str(PACKAGE / name) for name in MODULES] + [str(EXAMPLES / name) for name in sorted(FRAMEWORK)]
     stdout, stderr, status = api.run(["--strict", "--no-incremental", "--cache-dir=/dev/null", *files])
     assert status == 0, stdout + stderr
