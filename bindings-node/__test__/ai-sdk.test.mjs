@@ -1,7 +1,8 @@
 // `@agent-checkpoint/node/ai-sdk` (ai-sdk.js) inside the AI SDK's own agent
-// loop: `generateText` with tools and a stop condition, driven by the SDK's
-// scripted `MockLanguageModelV2` (`ai/test`), no network. Every case edits
-// real files in a temp dir and compares them, bytes, afterwards.
+// loop: `generateText` (and `streamText`) with tools and a stop condition,
+// driven by the SDK's scripted `MockLanguageModelV2` (`ai/test`), no network.
+// Every case edits real files in a temp dir and compares them, bytes,
+// afterwards.
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -11,8 +12,8 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { generateText, stepCountIs, tool } from 'ai'
-import { MockLanguageModelV2 } from 'ai/test'
+import { generateText, stepCountIs, streamText, tool } from 'ai'
+import { MockLanguageModelV2, convertArrayToReadableStream } from 'ai/test'
 import { z } from 'zod'
 import { rollback } from '@agent-checkpoint/node'
 import { DEFAULT_PATH_FIELDS, checkpointRun, editsFiles } from '@agent-checkpoint/node/ai-sdk'
@@ -216,6 +217,40 @@ test("the run's snapshots, kept elsewhere, undo it later too (latest first)", as
   assert.equal(tree(root)['src/app.py'], hex('half done\n'))
   for (const snapshot of [...snapshots].reverse()) assert.equal(rollback(root, snapshot).ok, true)
   // gen/ was made by the run: gone again, though gen/b.bin was captured after.
+  assert.deepEqual(tree(root), before)
+})
+
+test('streamText runs the wrapped tools the same way', async (t) => {
+  const root = tempRoot(t)
+  const before = tree(root)
+  const run = checkpointRun(root)
+  // The scripted steps as streams: tool calls, then a text.
+  const finish = (finishReason) => ({ type: 'finish', finishReason, usage })
+  const calls = (...list) =>
+    list.map(([toolName, input], i) => ({ type: 'tool-call', toolCallId: `s-${toolName}-${i}`, toolName, input: JSON.stringify(input) }))
+  const model = new MockLanguageModelV2({
+    doStream: [
+      [calls(['writeFile', { path: 'gen/new.bin', b64: NEW }]), 'tool-calls'],
+      [calls(['editThenFail', { paths: ['src/app.py', 'gen/new.bin'], b64: BAD, failAfter: 1 }]), 'tool-calls'],
+      [[{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'Done.' }, { type: 'text-end', id: 't' }], 'stop'],
+    ].map(([chunks, reason]) => ({
+      stream: convertArrayToReadableStream([{ type: 'stream-start', warnings: [] }, ...chunks, finish(reason)]),
+    })),
+  })
+  const result = streamText({
+    model,
+    tools: run.tools(fileTools(root)),
+    stopWhen: stepCountIs(10),
+    prompt: 'Edit the project.',
+  })
+  assert.equal(await result.text, 'Done.')
+  const steps = await result.steps
+  assert.deepEqual(
+    steps.flatMap((s) => s.content).filter((p) => p.type === 'tool-error').map((p) => p.error.message),
+    ['failed at gen/new.bin'],
+  )
+  assert.deepEqual(tree(root), { ...before, 'gen/': 'dir', 'gen/new.bin': hex([9, 8, 7, 0]) })
+  assert.equal((await run.undo()).ok, true)
   assert.deepEqual(tree(root), before)
 })
 
