@@ -178,4 +178,14 @@ async function withCheckpoint(root, paths, fn, options) {
   }
 }
 
-module.exports = { checkpointGuard, checkpointGuardAsync, withCheckpoint }
+// The option routing and the error annotation are shared with ai-sdk.js;
+// main.js exports only the three guards.
+module.exports = {
+  checkpointGuard,
+  checkpointGuardAsync,
+  withCheckpoint,
+  captureOptions,
+  rollbackOptions,
+  withProgress,
+  attach,
+}

@@ -173,6 +173,36 @@ test('nested callbacks each roll back their own paths, also over paths another g
   assert.equal(read(root, 'notes.md'), 'notes 1\n')
 })
 
+test('two guards over shared paths, not nested: each restores what it captured, kept or not', async (t) => {
+  const root = tempRoot(t)
+  const app = path.join(root, 'src/app.py')
+  const notes = path.join(root, 'notes.md')
+  // { using first = ...; using second = ... } whose scopes end out of order.
+  const first = checkpointGuard(root, ['src/app.py', 'notes.md'])
+  fs.writeFileSync(app, 'first\n')
+  fs.writeFileSync(notes, 'first notes\n')
+  const second = await checkpointGuardAsync(root, ['notes.md', 'gen/new.py'])
+  fs.writeFileSync(notes, 'second\n')
+  batch(root) // src/app.py: first's only; gen/new.py: second's only
+  // The first is kept: disposing it leaves everything, the second's paths too.
+  first.keep()
+  first[Symbol.dispose]()
+  assert.equal(first.report, null)
+  assert.equal(read(root, 'notes.md'), 'second\n')
+  // The second is discarded: notes.md back to the first's edit it captured, gen/ gone.
+  await second[Symbol.asyncDispose]()
+  assert.equal(second.report.ok, true)
+  assert.deepEqual(second.report.restored, ['gen/new.py', 'notes.md'])
+  assert.equal(read(root, 'notes.md'), 'first notes\n')
+  assert.equal(exists(root, 'gen'), false)
+  assert.equal(read(root, 'src/app.py'), 'v2\n')
+  // A kept guard still rolls back on request, to what it captured.
+  fs.writeFileSync(notes, 'later\n')
+  assert.equal((await first.rollbackAsync()).ok, true)
+  assertAsBefore(root)
+  assert.equal(read(root, 'notes.md'), 'notes 1\n')
+})
+
 test('disposal as `using` does it, by hand: rolls back unless kept or rolled back', async (t) => {
   const root = tempRoot(t)
   assert.equal(typeof Symbol.dispose, 'symbol') // Node >= 20.4 defines both
