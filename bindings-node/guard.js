@@ -1,8 +1,9 @@
 // A batch of edits as a scope that is rolled back when it fails:
 // `withCheckpoint(root, paths, fn)` and `checkpointGuard(root, paths)` (for
 // `using` / `await using`). Only composition of the native calls lives here
-// (createCheckpoint, rollback and their …Async twins, from the napi loader
-// beside this file): what a rollback does is the core's.
+// (createCheckpoint, rollback, CheckpointStore.writeSession and their …Async
+// twins, from the napi loader beside this file): what a rollback does is the
+// core's.
 'use strict'
 
 const native = require('./index.js')
@@ -25,6 +26,28 @@ function rollbackOptions(options) {
   return { durable, allowGitDir, key, redo, restoreSetid, strictRoot, maxFileBytes }
 }
 
+// withCheckpoint's way to record a store failure it attaches, not a method
+// of the guard's public surface.
+const noteStoreError = Symbol('noteStoreError')
+
+function checkStore(options) {
+  const { store } = options
+  if (store !== undefined && store !== null && !(store instanceof native.CheckpointStore)) {
+    throw new TypeError('checkpointGuard: options.store must be a CheckpointStore')
+  }
+}
+
+// A path as the snapshot names it: a string, or an operation's `file`.
+function pathOf(op) {
+  return typeof op === 'string' ? op : op.file
+}
+
+// The session a kept batch is written as: the guarded paths as its files,
+// then the caller's fields, then the snapshot.
+function sessionFields(paths, options, snapshot) {
+  return { filesTouched: paths.map(pathOf), ...(options.session ?? {}), snapshot }
+}
+
 function withProgress(sync, options) {
   return options.onProgress === undefined ? sync : { ...sync, onProgress: options.onProgress }
 }
@@ -37,9 +60,14 @@ class CheckpointGuard {
   #pending = null
   #report = null
   #rollbackError = undefined
+  #paths
+  #written = false
+  #checkpointId = null
+  #storeError = undefined
 
-  constructor(root, snapshot, options) {
+  constructor(root, paths, snapshot, options) {
     this.#root = root
+    this.#paths = paths
     this.#options = options
     /** The snapshot taken when the guard was made (JSON text). */
     Object.defineProperty(this, 'snapshot', { value: snapshot, enumerable: true })
@@ -63,6 +91,50 @@ class CheckpointGuard {
   /** What the rollback threw, when it threw instead of reporting; `undefined` otherwise. */
   get rollbackError() {
     return this.#rollbackError
+  }
+
+  /** The checkpoint written to `options.store` when the batch was kept; `null` before, or without a store. */
+  get checkpointId() {
+    return this.#checkpointId
+  }
+
+  /** What writing to `options.store` threw when it was not thrown itself; `undefined` otherwise. */
+  get storeError() {
+    return this.#storeError
+  }
+
+  #shouldWrite() {
+    const { store } = this.#options
+    return store !== undefined && store !== null && !this.#written && !this.rolledBack
+  }
+
+  /** Writes the kept batch to `options.store` (once). */
+  writeToStore() {
+    if (!this.#shouldWrite()) return this.#checkpointId
+    this.#written = true
+    const id = native.newUlid()
+    this.#options.store.writeSession(id, this.#options.sessionId ?? 'guard', sessionFields(this.#paths, this.#options, this.snapshot))
+    this.#checkpointId = id
+    return id
+  }
+
+  /** `writeToStore()` off the JS thread. */
+  async writeToStoreAsync() {
+    if (!this.#shouldWrite()) return this.#checkpointId
+    this.#written = true
+    const id = native.newUlid()
+    await this.#options.store.writeSessionAsync(
+      id,
+      this.#options.sessionId ?? 'guard',
+      sessionFields(this.#paths, this.#options, this.snapshot),
+    )
+    this.#checkpointId = id
+    return id
+  }
+
+  // A store write's failure attached to the callback's error, not thrown.
+  [noteStoreError](err) {
+    this.#storeError = err
   }
 
   /** Never roll back when disposed or when the callback fails; `rollback()` still does. */
@@ -118,12 +190,14 @@ class CheckpointGuard {
   /** The end of a `using` scope: rolls back unless kept or already rolled back. */
   [disposeSymbol]() {
     if (!this.#kept && !this.rolledBack) this.rollback()
+    else if (this.#kept) this.writeToStore()
   }
 
   /** The end of an `await using` scope: as `[Symbol.dispose]`, off the JS thread. */
   async [asyncDisposeSymbol]() {
     if (this.#pending !== null) await this.#pending
     else if (!this.#kept && !this.rolledBack) await this.rollbackAsync()
+    else if (this.#kept) await this.writeToStoreAsync()
   }
 }
 
@@ -134,14 +208,17 @@ function guardOptions(options) {
 /** Captures `paths` under `root` now and returns the guard over them. */
 function checkpointGuard(root, paths, options) {
   const opts = guardOptions(options)
-  return new CheckpointGuard(root, native.createCheckpoint(root, paths, captureOptions(opts)), opts)
+  checkStore(opts)
+  const snapshot = native.createCheckpoint(root, paths, captureOptions(opts))
+  return new CheckpointGuard(root, Array.from(paths), snapshot, opts)
 }
 
 /** `checkpointGuard` with the capture off the JS thread. */
 async function checkpointGuardAsync(root, paths, options) {
   const opts = guardOptions(options)
+  checkStore(opts)
   const snapshot = await native.createCheckpointAsync(root, paths, withProgress(captureOptions(opts), opts))
-  return new CheckpointGuard(root, snapshot, opts)
+  return new CheckpointGuard(root, Array.from(paths), snapshot, opts)
 }
 
 function attach(err, name, value) {
@@ -161,8 +238,9 @@ function attach(err, name, value) {
 async function withCheckpoint(root, paths, fn, options) {
   if (typeof fn !== 'function') throw new TypeError('withCheckpoint: fn must be a function')
   const guard = await checkpointGuardAsync(root, paths, options)
+  let value
   try {
-    return await fn(guard)
+    value = await fn(guard)
   } catch (err) {
     // The callback's error is what the caller sees, whatever the rollback
     // does: its failure or incomplete report is attached, never thrown.
@@ -174,8 +252,17 @@ async function withCheckpoint(root, paths, fn, options) {
         attach(err, 'rollbackError', failure)
       }
     }
+    // A kept batch (`guard.keep()` before the error) is still written.
+    try {
+      await guard.writeToStoreAsync()
+    } catch (failure) {
+      guard[noteStoreError](failure)
+      attach(err, 'storeError', failure)
+    }
     throw err
   }
+  await guard.writeToStoreAsync()
+  return value
 }
 
 // The option routing and the error annotation are shared with ai-sdk.js;

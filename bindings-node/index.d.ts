@@ -64,6 +64,19 @@ export interface GuardOptions {
   strictRoot?: boolean
   /** As in `createCheckpointAsync` and `rollbackAsync`. */
   onProgress?: (stage: ProgressStage, done: number, total: number) => void
+  /**
+   * Keep a batch whose edits stay in git: when `withCheckpoint`'s callback
+   * resolves (or fails after `keep()`), or a kept guard is disposed, a new
+   * checkpoint is written to this store, one session holding the snapshot
+   * with the guarded paths as its `filesTouched` (`guard.checkpointId`;
+   * `store.rollback(id)` undoes the batch later). A rolled-back batch
+   * writes nothing.
+   */
+  store?: CheckpointStore
+  /** The session's ID in that checkpoint (default `"guard"`). */
+  sessionId?: string
+  /** More fields of that session (`agent`, `prompts`, ...), as `writeSession` takes them. */
+  session?: SessionFields
 }
 
 /**
@@ -83,8 +96,16 @@ export interface CheckpointGuard extends Disposable, AsyncDisposable {
   readonly rolledBack: boolean
   /** What the rollback threw (the root could not be opened, ...), if it threw. */
   readonly rollbackError: unknown
+  /** The checkpoint written to `options.store` for the kept batch; `null` before, or without a store. */
+  readonly checkpointId: string | null
+  /** What writing to `options.store` threw when `withCheckpoint` attached it (as `storeError`) to the callback's error. */
+  readonly storeError: unknown
   /** Never roll back when disposed, nor when `withCheckpoint`'s callback fails; `rollback()` still does. */
   keep(): void
+  /** Writes the batch to `options.store` now, once (no-op without a store or after a rollback); the checkpoint ID. */
+  writeToStore(): string | null
+  /** `writeToStore()` off the JS thread. */
+  writeToStoreAsync(): Promise<string | null>
   /**
    * Roll the captured paths back now. At most once: a later call returns
    * the same report and touches nothing. A refused snapshot is reported,
@@ -93,9 +114,9 @@ export interface CheckpointGuard extends Disposable, AsyncDisposable {
   rollback(): RollbackReport
   /** `rollback()` off the JS thread; at most once too. */
   rollbackAsync(): Promise<RollbackReport>
-  /** Rolls back (synchronously) unless kept or already rolled back. */
+  /** Rolls back (synchronously) unless kept or already rolled back; a kept batch is written to `options.store`. */
   [Symbol.dispose](): void
-  /** Rolls back off the JS thread unless kept or already rolled back. */
+  /** Rolls back off the JS thread unless kept or already rolled back; a kept batch is written to `options.store`. */
   [Symbol.asyncDispose](): Promise<void>
 }
 
@@ -111,7 +132,10 @@ export declare function checkpointGuardAsync(root: string, paths: Array<string |
  * resolves to what `fn` returns, keeping the edits. The error thrown is
  * always the callback's: when the rollback leaves paths unrestored it gets
  * a `rollbackReport` property (the report), when the rollback throws a
- * `rollbackError` property (what it threw).
+ * `rollbackError` property (what it threw). With `options.store`, the kept
+ * batch is written to it before the promise resolves (a failed write
+ * rejects it); after a failed callback that kept its edits, a failed write
+ * is the error's `storeError` property.
  */
 export declare function withCheckpoint<T>(
   root: string,

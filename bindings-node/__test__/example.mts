@@ -3,6 +3,7 @@
 // `@ts-expect-error` lines.
 
 import {
+  CheckpointStore,
   type CheckpointError,
   type CheckpointGuard,
   checkpointGuard,
@@ -74,6 +75,18 @@ export async function guards(root: string): Promise<void> {
   console.log(lines, same, report.ok, later.ok, last?.ok, g.kept, g.rolledBack, g.rollbackError)
   g[Symbol.dispose]()
   await g[Symbol.asyncDispose]()
+  // A kept batch written to a store on the way out.
+  const store = new CheckpointStore(root)
+  let kept: string | null = null
+  await withCheckpoint(root, ['a.txt'], (k) => {
+    k.keep()
+  }, { store, sessionId: 's1', session: { agent: 'my-agent', prompts: ['p'] } })
+  const viaGuard = checkpointGuard(root, ['a.txt'], { store })
+  kept = viaGuard.writeToStore() ?? (await viaGuard.writeToStoreAsync())
+  const id: string | null = viaGuard.checkpointId
+  console.log(kept, id, viaGuard.storeError)
+  // @ts-expect-error the store is a CheckpointStore
+  checkpointGuard(root, ['a.txt'], { store: 'repo' })
   // @ts-expect-error the guard's options are the capture's and the rollback's
   checkpointGuard(root, ['a.txt'], { onConflict: 'skip' })
   // @ts-expect-error report is null until a rollback finished

@@ -10,7 +10,9 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { execFileSync } from 'node:child_process'
 import {
+  CheckpointStore,
   checkpointGuard,
   checkpointGuardAsync,
   createCheckpoint,
@@ -335,4 +337,85 @@ test('CommonJS require sees the guards beside the native functions', () => {
   assert.equal(ac.withCheckpoint, withCheckpoint)
   assert.equal(ac.checkpointGuard, checkpointGuard)
   assert.equal(ac.createCheckpoint, createCheckpoint)
+})
+
+/** `tempRoot` made a git repository, and its store. */
+function storeRoot(t) {
+  const root = tempRoot(t)
+  execFileSync('git', ['init', '-q', root])
+  return { root, store: new CheckpointStore(root) }
+}
+
+test('withCheckpoint writes a kept batch to the store, undone from it later', async (t) => {
+  const { root, store } = storeRoot(t)
+  let seen
+  await withCheckpoint(root, PATHS, (g) => { seen = g; batch(root) }, {
+    store,
+    session: { agent: 'my-agent', prompts: ['make gen'] },
+  })
+  assert.equal(read(root, 'gen/new.py'), 'x = 1\n')
+  const id = seen.checkpointId
+  assert.equal(typeof id, 'string')
+  const session = store.readSession(id)
+  assert.equal(session.metadata.agent, 'my-agent')
+  assert.deepEqual(session.metadata.files_touched, PATHS)
+  assert.deepEqual(session.prompts, ['make gen'])
+  assert.equal(store.snapshot(id), seen.snapshot)
+  assert.equal(store.rollback(id).ok, true)
+  assert.equal(read(root, 'src/app.py'), 'v1\n')
+  assert.equal(exists(root, 'gen'), false)
+})
+
+test('a rolled-back batch writes nothing to the store; a kept failing one does', async (t) => {
+  const { root, store } = storeRoot(t)
+  let seen
+  await assert.rejects(
+    withCheckpoint(root, PATHS, (g) => { seen = g; batch(root); throw new Error('half way') }, { store }),
+    /half way/,
+  )
+  assert.equal(seen.checkpointId, null)
+  assert.deepEqual(store.list(), [])
+  await assert.rejects(
+    withCheckpoint(root, PATHS, (g) => { seen = g; g.keep(); throw new Error('kept') }, { store }),
+    /kept/,
+  )
+  assert.equal(typeof seen.checkpointId, 'string')
+  assert.deepEqual(store.list().map((c) => c.checkpointId), [seen.checkpointId])
+})
+
+test('a failed store write rejects a good batch and is storeError on a kept failing one', async (t) => {
+  const { root, store } = storeRoot(t)
+  await assert.rejects(
+    withCheckpoint(root, PATHS, () => {}, { store, sessionId: 'bad/../id' }),
+    (err) => err.code !== undefined,
+  )
+  let seen
+  const failed = await withCheckpoint(root, PATHS, (g) => { seen = g; g.keep(); throw new Error('kept') }, {
+    store,
+    sessionId: 'bad/../id',
+  }).catch((err) => err)
+  assert.match(failed.message, /kept/)
+  assert.ok(failed.storeError !== undefined)
+  assert.equal(seen.storeError, failed.storeError)
+  assert.equal(seen.checkpointId, null)
+  assert.throws(() => checkpointGuard(root, PATHS, { store: 'not a store' }), TypeError)
+})
+
+test('a kept guard is written to the store when disposed, an un-kept one rolled back', async (t) => {
+  const { root, store } = storeRoot(t)
+  const kept = checkpointGuard(root, PATHS, { store })
+  batch(root)
+  kept.keep()
+  kept[Symbol.dispose]()
+  assert.equal(typeof kept.checkpointId, 'string')
+  const dropped = await checkpointGuardAsync(root, PATHS, { store })
+  fs.writeFileSync(path.join(root, 'src/app.py'), 'v3\n')
+  await dropped[Symbol.asyncDispose]()
+  assert.equal(dropped.checkpointId, null)
+  assert.equal(read(root, 'src/app.py'), 'v2\n')
+  assert.equal(store.list().length, 1)
+  const later = await checkpointGuardAsync(root, PATHS, { store })
+  later.keep()
+  await later[Symbol.asyncDispose]()
+  assert.equal(store.list().length, 2)
 })

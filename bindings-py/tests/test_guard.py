@@ -211,6 +211,75 @@ def test_options_reach_the_capture_and_the_rollback(root: Path) -> None:
     assert_as_before(root)
 
 
+def git_root(root: Path) -> Path:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def test_a_kept_batch_is_written_to_the_store_and_undone_from_it_later(root: Path) -> None:
+    store = ac.CheckpointStore(git_root(root))
+    with ac.guard(root, PATHS, store=store, session={"agent": "my-agent", "prompts": ["make gen"]}) as g:
+        batch(root)
+    assert g.checkpoint_id is not None and g.report is None
+    assert (root / "gen" / "new.py").read_text() == "x = 1\n"  # kept
+    session = store.read_session(g.checkpoint_id)
+    assert session["metadata"]["agent"] == "my-agent"
+    assert session["metadata"]["files_touched"] == PATHS
+    assert session["prompts"] == ["make gen"]
+    assert store.snapshot(g.checkpoint_id) == g.snapshot
+    # Undone later, from the store alone.
+    assert store.rollback(g.checkpoint_id).ok
+    assert_as_before(root)
+
+
+def test_a_rolled_back_batch_writes_nothing_to_the_store(root: Path) -> None:
+    store = ac.CheckpointStore(git_root(root))
+    with pytest.raises(Boom):
+        with ac.guard(root, PATHS, store=store) as g:
+            batch(root)
+            raise Boom
+    assert g.checkpoint_id is None and store.list() == []
+    with ac.guard(root, PATHS, store=store) as g:
+        batch(root)
+        g.discard()
+    assert g.checkpoint_id is None and store.list() == []
+    assert_as_before(root)
+
+
+def test_a_store_write_that_fails_is_noted_on_a_kept_blocks_exception(root: Path) -> None:
+    store = ac.CheckpointStore(git_root(root))
+    with pytest.raises(Boom) as caught:
+        with ac.guard(root, PATHS, store=store, session_id="bad/../id") as g:
+            g.keep()
+            batch(root)
+            raise Boom
+    assert g.checkpoint_id is None and g.store_error is not None
+    assert (root / "gen" / "new.py").exists()  # kept
+    if hasattr(caught.value, "__notes__"):
+        assert "writing the checkpoint failed" in caught.value.__notes__[0]
+    # After a normal exit the failure is raised.
+    with pytest.raises(ac.CheckpointError):
+        with ac.guard(root, PATHS, store=store, session_id="bad/../id"):
+            pass
+    with pytest.raises(TypeError, match="CheckpointStore"):
+        ac.guard(root, PATHS, store="not a store")  # type: ignore[arg-type]
+
+
+def test_async_with_writes_the_kept_batch_to_the_store(root: Path) -> None:
+    store = ac.CheckpointStore(git_root(root))
+
+    async def run() -> str | None:
+        async with ac.guard(root, PATHS, store=store) as g:
+            batch(root)
+        return g.checkpoint_id
+
+    checkpoint_id = asyncio.run(run())
+    assert checkpoint_id is not None
+    assert [c["checkpoint_id"] for c in store.list()] == [checkpoint_id]
+
+
 def test_async_with_rolls_back_off_the_event_loop(root: Path) -> None:
     threads: set[int] = set()
 
@@ -301,6 +370,19 @@ def test_a_cancellation_during_the_rollback_waits_for_it(root: Path) -> None:
     assert guards[0].report is not None and guards[0].report.ok
 
 
+def test_the_readme_guard_examples_type_check_strictly() -> None:
+    import re
+
+    api = pytest.importorskip("mypy.api")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Python: a batch as a `with` block", 1)[1].split("\n### ", 1)[0]
+    programs = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(programs) == 2
+    for code in programs:
+        stdout, stderr, status = api.run(["--strict", "--no-incremental", "-c", code])
+        assert status == 0, stdout + stderr
+
+
 def test_the_guard_type_checks_strictly() -> None:
     api = pytest.importorskip("mypy.api")
     good = """
@@ -313,6 +395,10 @@ def sync(root: Path) -> str | None:
         g.keep()
     report: ac.RollbackReport = g.rollback()
     print(report.ok, g.kept, g.rolled_back, g.rollback_error)
+    with ac.guard(root, ["a.txt"], store=ac.CheckpointStore(root), session={"agent": "a"}) as s:
+        pass
+    cid: str | None = s.checkpoint_id
+    print(cid, s.store_error)
     return g.snapshot
 
 async def run(root: str) -> bool:

@@ -5,8 +5,12 @@ when the block ends with an exception — any ``BaseException``, so
 ``KeyboardInterrupt`` and ``asyncio.CancelledError`` too — rolls back exactly
 those paths (:func:`rollback`) and lets the exception go on. A block that ends
 normally keeps its edits; the snapshot stays at :attr:`Guard.snapshot` for a
-later :meth:`Guard.rollback`. ``async with`` does the capture and the rollback
-in a worker thread (:func:`asyncio.to_thread`), off the event loop.
+later :meth:`Guard.rollback`. With ``store=`` (a :class:`CheckpointStore`), a
+block whose edits stay is also written to the store on exit, as a new
+checkpoint holding the snapshot (:attr:`Guard.checkpoint_id`), so the batch
+can be undone later with ``store.rollback(g.checkpoint_id)``. ``async with``
+does the capture, the rollback and the write in a worker thread
+(:func:`asyncio.to_thread`), off the event loop.
 
 Only composition of the two native calls lives here: what a rollback does is
 the core's, the same as calling :func:`rollback` by hand.
@@ -15,12 +19,19 @@ the core's, the same as calling :func:`rollback` by hand.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from agent_checkpoint._native import RollbackResult, create_checkpoint, rollback
+from agent_checkpoint._native import (
+    CheckpointStore,
+    RollbackResult,
+    create_checkpoint,
+    new_ulid,
+    rollback,
+)
 
 if TYPE_CHECKING:
     from agent_checkpoint._native import _Key, _Operation, _Progress, _StrPath
@@ -40,6 +51,12 @@ class Guard:
     #: What the rollback raised, when it raised instead of reporting (the
     #: root could not be opened, an option was unusable); ``None`` otherwise.
     rollback_error: Exception | None
+    #: The checkpoint written to ``store`` on exit; ``None`` without a store,
+    #: before exit, or when the batch was rolled back.
+    checkpoint_id: str | None
+    #: What writing to ``store`` raised when the block itself raised (and
+    #: was kept): the block's exception goes on, this is attached to it.
+    store_error: Exception | None
 
     def __init__(
         self,
@@ -55,7 +72,12 @@ class Guard:
         restore_setid: bool = False,
         strict_root: bool = False,
         progress: _Progress | None = None,
+        store: CheckpointStore | None = None,
+        session_id: str = "guard",
+        session: Mapping[str, Any] | None = None,
     ) -> None:
+        if store is not None and not isinstance(store, CheckpointStore):
+            raise TypeError(f"guard: store must be a CheckpointStore, not {type(store).__name__}")
         self._root = root
         self._paths = list(paths)
         self._allow_git_dir = allow_git_dir
@@ -67,11 +89,16 @@ class Guard:
         self._restore_setid = restore_setid
         self._strict_root = strict_root
         self._progress = progress
+        self._store = store
+        self._session_id = session_id
+        self._session = dict(session) if session is not None else {}
         self._kept = False
         self._rolled_back = False
         self.snapshot = None
         self.report = None
         self.rollback_error = None
+        self.checkpoint_id = None
+        self.store_error = None
 
     @property
     def kept(self) -> bool:
@@ -151,6 +178,29 @@ class Guard:
             )
             _note(exc, f"agent_checkpoint.guard: the rollback did not restore everything: {detail}")
 
+    def _write_checkpoint(self) -> None:
+        # The edits stay: keep the snapshot in the store as a new checkpoint
+        # whose files are the guarded paths (fields given in `session` win).
+        if self._store is None or self._rolled_back or self.snapshot is None:
+            return
+        checkpoint_id = new_ulid()
+        fields: dict[str, Any] = {"files_touched": [_path_of(op) for op in self._paths]}
+        fields.update(self._session)
+        fields["snapshot"] = self.snapshot
+        self._store.write_session(checkpoint_id, self._session_id, **fields)
+        self.checkpoint_id = checkpoint_id
+
+    def _exit(self, exc: BaseException | None) -> None:
+        if exc is not None:
+            self._roll_back_for(exc)
+            try:
+                self._write_checkpoint()
+            except Exception as failure:
+                self.store_error = failure
+                _note(exc, f"agent_checkpoint.guard: writing the checkpoint failed: {failure!r}")
+        else:
+            self._write_checkpoint()
+
     def __enter__(self) -> Guard:
         self._capture()
         return self
@@ -161,8 +211,7 @@ class Guard:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> Literal[False]:
-        if exc is not None:
-            self._roll_back_for(exc)
+        self._exit(exc)
         return False
 
     async def __aenter__(self) -> Guard:
@@ -175,8 +224,8 @@ class Guard:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> Literal[False]:
-        if exc is not None:
-            await _off_loop(self._roll_back_for, exc)
+        if exc is not None or self._store is not None:
+            await _off_loop(self._exit, exc)
         return False
 
 
@@ -193,6 +242,9 @@ def guard(
     restore_setid: bool = False,
     strict_root: bool = False,
     progress: _Progress | None = None,
+    store: CheckpointStore | None = None,
+    session_id: str = "guard",
+    session: Mapping[str, Any] | None = None,
 ) -> Guard:
     """A guard over ``paths`` under ``root``, for ``with`` or ``async with``.
 
@@ -203,6 +255,15 @@ def guard(
     ``max_file_bytes``, ``key`` and ``progress`` go to both, ``record_root``
     to the capture, ``durable``, ``redo``, ``restore_setid`` and
     ``strict_root`` to the rollback.
+
+    ``store``: when the block's edits stay (it ends normally, or raises with
+    :meth:`Guard.keep` called), a new checkpoint is written to this
+    :class:`CheckpointStore` on exit: one session ``session_id`` holding the
+    snapshot, its ``files_touched`` the guarded paths, and the fields of
+    ``session`` (``agent``, ``prompts``, ...; as ``write_session`` takes
+    them). Its ID is :attr:`Guard.checkpoint_id`. A write that fails after a
+    normal exit raises; after a raising block it is attached to the
+    block's exception (:attr:`Guard.store_error`).
     """
     return Guard(
         root,
@@ -216,7 +277,18 @@ def guard(
         restore_setid=restore_setid,
         strict_root=strict_root,
         progress=progress,
+        store=store,
+        session_id=session_id,
+        session=session,
     )
+
+
+def _path_of(op: _Operation) -> str:
+    # A path as the snapshot names it: a string or path-like, or the `file`
+    # of an operation.
+    if isinstance(op, (str, os.PathLike)):
+        return os.fspath(op)
+    return os.fspath(op.file)
 
 
 def _note(exc: BaseException, note: str) -> None:
@@ -224,7 +296,7 @@ def _note(exc: BaseException, note: str) -> None:
         exc.add_note(note)
 
 
-async def _off_loop(work: Callable[[BaseException], None], exc: BaseException) -> None:
+async def _off_loop(work: Callable[[BaseException | None], None], exc: BaseException | None) -> None:
     # A rollback once started runs to its end in its thread: a cancellation
     # that arrives meanwhile waits for it (the report is set), then goes on.
     done = asyncio.ensure_future(asyncio.to_thread(work, exc))
