@@ -345,6 +345,15 @@ impl CheckpointStore {
         self.inner.common_dir().to_string_lossy().into_owned()
     }
 
+    /// The repository's working tree (where `rollback` without a root
+    /// restores); `null` for a bare repository.
+    #[napi(getter)]
+    pub fn work_dir(&self) -> Option<String> {
+        self.inner
+            .work_dir()
+            .map(|dir| dir.to_string_lossy().into_owned())
+    }
+
     /// Writes one session into a checkpoint. `fields` keys are camelCase
     /// (`filesTouched`, `tokenUsage`, ...); nested documents use the stored
     /// snake_case names.

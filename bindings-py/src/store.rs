@@ -84,6 +84,13 @@ impl CheckpointStore {
         self.inner.common_dir().to_path_buf()
     }
 
+    /// The repository's working tree (where `rollback` without a root
+    /// restores); `None` for a bare repository.
+    #[getter]
+    fn work_dir(&self) -> Option<PathBuf> {
+        self.inner.work_dir()
+    }
+
     /// Writes one session into checkpoint `checkpoint_id`; the other keyword
     /// arguments are the session's fields (`agent`, `model`, `prompts`,
     /// `files_touched`, `snapshot`, `task`, `token_usage`, `summary`,

@@ -338,6 +338,9 @@ class CheckpointStore:
     def backend(self) -> _Backend: ...
     @property
     def common_dir(self) -> Path: ...
+    @property
+    def work_dir(self) -> Optional[Path]:
+        """The repository's working tree (where ``rollback`` without a root restores); ``None`` when bare."""
     def write_session(
         self,
         checkpoint_id: str,
