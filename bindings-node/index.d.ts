@@ -68,14 +68,15 @@ export interface GuardOptions {
    * Keep a batch whose edits stay in git: when `withCheckpoint`'s callback
    * resolves (or fails after `keep()`), or a kept guard is disposed, a new
    * checkpoint is written to this store, one session holding the snapshot
-   * with the guarded paths as its `filesTouched` (`guard.checkpointId`;
+   * with the snapshot's paths as its `filesTouched` (`guard.checkpointId`;
    * `store.rollback(id)` undoes the batch later). A rolled-back batch
-   * writes nothing.
+   * writes nothing. The root must be the store's working tree (where
+   * `store.rollback(id)` restores), else `invalid_argument`.
    */
   store?: CheckpointStore
   /** The session's ID in that checkpoint (default `"guard"`). */
   sessionId?: string
-  /** More fields of that session (`agent`, `prompts`, ...), as `writeSession` takes them. */
+  /** More fields of that session (`agent`, `prompts`, ...), as `writeSession` takes them (not `sessionId`, `checkpointId` or `snapshot`). */
   session?: SessionFields
 }
 
@@ -102,7 +103,7 @@ export interface CheckpointGuard extends Disposable, AsyncDisposable {
   readonly storeError: unknown
   /** Never roll back when disposed, nor when `withCheckpoint`'s callback fails; `rollback()` still does. */
   keep(): void
-  /** Writes the batch to `options.store` now, once (no-op without a store or after a rollback); the checkpoint ID. */
+  /** Keeps the batch and writes it to `options.store` now, once (no-op without a store or after a rollback); the checkpoint ID. */
   writeToStore(): string | null
   /** `writeToStore()` off the JS thread. */
   writeToStoreAsync(): Promise<string | null>
@@ -166,6 +167,11 @@ export declare class CheckpointStore {
   /** The git common dir (push queue, lock files). */
   get commonDir(): string
   /**
+   * The repository's working tree (where `rollback` without a root
+   * restores); `null` for a bare repository.
+   */
+  get workDir(): string | null
+  /**
    * Writes one session into a checkpoint. `fields` keys are camelCase
    * (`filesTouched`, `tokenUsage`, ...); nested documents use the stored
    * snake_case names.
@@ -226,16 +232,17 @@ export declare class CheckpointStore {
   backfillAttributionAsync(checkpointId: string, attribution: Record<string, any>): Promise<string>
   /**
    * Pushes every queued checkpoint ref (and the v1 branch) to `remote`
-   * (default `'origin'`), at most 200 refs per `git push`. Refs the
-   * remote confirmed leave the queue; refused or conflicting ones stay
-   * queued and are listed in `queued`. Throws `remote_unreachable` /
-   * `auth_failed` (the unconfirmed refs stay queued). With `{ dryRun:
-   * true }` nothing is pushed or changed: returns a `PushPlan` of what
-   * the push would send.
+   * (default `'origin'`) in one `git push`. Refs the remote confirmed
+   * leave the queue; refused or conflicting ones stay queued and are
+   * listed in `queued`. Throws `remote_unreachable` / `auth_failed` (the
+   * unconfirmed refs stay queued). With `{ dryRun: true }` nothing is
+   * pushed or changed: returns a `PushPlan` of what the push would send
+   * (typed by the options: `PushPlan` for `{ dryRun: true }`,
+   * `PushResult` without `dryRun` or with `false`).
    */
-  push(remote?: string | undefined | null, options?: PushOptions | undefined | null): PushResult | PushPlan
+  push<O extends PushOptions = {}>(remote?: string | undefined | null, options?: O | undefined | null): O extends { dryRun: true } ? PushPlan : O extends { dryRun?: false | undefined | null } ? PushResult : PushResult | PushPlan
   /** `push` off the JS thread. */
-  pushAsync(remote?: string | undefined | null, options?: PushOptions | undefined | null): Promise<PushResult | PushPlan>
+  pushAsync<O extends PushOptions = {}>(remote?: string | undefined | null, options?: O | undefined | null): Promise<O extends { dryRun: true } ? PushPlan : O extends { dryRun?: false | undefined | null } ? PushResult : PushResult | PushPlan>
   /**
    * Fetches one checkpoint from `remote` (default `'origin'`) and brings
    * it in. Throws `not_found` when the remote does not have it,

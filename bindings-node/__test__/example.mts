@@ -4,6 +4,8 @@
 
 import {
   CheckpointStore,
+  type PushPlan,
+  type PushResult,
   type CheckpointError,
   type CheckpointGuard,
   checkpointGuard,
@@ -87,6 +89,17 @@ export async function guards(root: string): Promise<void> {
   console.log(kept, id, viaGuard.storeError)
   // @ts-expect-error the store is a CheckpointStore
   checkpointGuard(root, ['a.txt'], { store: 'repo' })
+  // push is typed by its options: a plan for a dry run, else the result.
+  const pushed: PushResult = store.push('origin')
+  const alsoPushed: PushResult = await store.pushAsync('origin', { dryRun: false })
+  const plan: PushPlan = store.push('origin', { dryRun: true })
+  const planned: PushPlan = await store.pushAsync(undefined, { dryRun: true })
+  const dryRun: boolean = Math.random() > 0.5
+  const either: PushResult | PushPlan = store.push('origin', { dryRun })
+  const workDir: string | null = store.workDir
+  console.log(pushed.pushed, alsoPushed.pushed, plan.checkpoints, planned.checkpoints, either, workDir)
+  // @ts-expect-error a dry run is a plan, not a push's result
+  const notPushed: PushResult = store.push('origin', { dryRun: true })
   // @ts-expect-error the guard's options are the capture's and the rollback's
   checkpointGuard(root, ['a.txt'], { onConflict: 'skip' })
   // @ts-expect-error report is null until a rollback finished

@@ -264,13 +264,18 @@ fn remote_or_origin(remote: Option<String>) -> String {
 #[napi]
 impl CheckpointStore {
     /// Pushes every queued checkpoint ref (and the v1 branch) to `remote`
-    /// (default `'origin'`), at most 200 refs per `git push`. Refs the
-    /// remote confirmed leave the queue; refused or conflicting ones stay
-    /// queued and are listed in `queued`. Throws `remote_unreachable` /
-    /// `auth_failed` (the unconfirmed refs stay queued). With `{ dryRun:
-    /// true }` nothing is pushed or changed: returns a `PushPlan` of what
-    /// the push would send.
-    #[napi(ts_return_type = "PushResult | PushPlan")]
+    /// (default `'origin'`) in one `git push`. Refs the remote confirmed
+    /// leave the queue; refused or conflicting ones stay queued and are
+    /// listed in `queued`. Throws `remote_unreachable` / `auth_failed` (the
+    /// unconfirmed refs stay queued). With `{ dryRun: true }` nothing is
+    /// pushed or changed: returns a `PushPlan` of what the push would send
+    /// (typed by the options: `PushPlan` for `{ dryRun: true }`,
+    /// `PushResult` without `dryRun` or with `false`).
+    #[napi(
+        ts_generic_types = "O extends PushOptions = {}",
+        ts_args_type = "remote?: string | undefined | null, options?: O | undefined | null",
+        ts_return_type = "O extends { dryRun: true } ? PushPlan : O extends { dryRun?: false | undefined | null } ? PushResult : PushResult | PushPlan"
+    )]
     pub fn push(
         &self,
         env: Env,
@@ -283,7 +288,11 @@ impl CheckpointStore {
     }
 
     /// `push` off the JS thread.
-    #[napi(ts_return_type = "Promise<PushResult | PushPlan>")]
+    #[napi(
+        ts_generic_types = "O extends PushOptions = {}",
+        ts_args_type = "remote?: string | undefined | null, options?: O | undefined | null",
+        ts_return_type = "Promise<O extends { dryRun: true } ? PushPlan : O extends { dryRun?: false | undefined | null } ? PushResult : PushResult | PushPlan>"
+    )]
     pub fn push_async(
         &self,
         remote: Option<String>,
