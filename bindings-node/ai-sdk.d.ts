@@ -71,5 +71,5 @@ export interface CheckpointRun {
   undo(): Promise<RunUndoReport>
 }
 
-/** One checkpoint for one agent run over `root`, with the options `checkpointGuard` takes. */
+/** One checkpoint for one agent run over `root`, with the capture and rollback options `checkpointGuard` takes (`store` is not used by a run). */
 export declare function checkpointRun(root: string, options?: GuardOptions | undefined | null): CheckpointRun

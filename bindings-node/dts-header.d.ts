@@ -68,14 +68,15 @@ export interface GuardOptions {
    * Keep a batch whose edits stay in git: when `withCheckpoint`'s callback
    * resolves (or fails after `keep()`), or a kept guard is disposed, a new
    * checkpoint is written to this store, one session holding the snapshot
-   * with the guarded paths as its `filesTouched` (`guard.checkpointId`;
+   * with the snapshot's paths as its `filesTouched` (`guard.checkpointId`;
    * `store.rollback(id)` undoes the batch later). A rolled-back batch
-   * writes nothing.
+   * writes nothing. The root must be the store's working tree (where
+   * `store.rollback(id)` restores), else `invalid_argument`.
    */
   store?: CheckpointStore
   /** The session's ID in that checkpoint (default `"guard"`). */
   sessionId?: string
-  /** More fields of that session (`agent`, `prompts`, ...), as `writeSession` takes them. */
+  /** More fields of that session (`agent`, `prompts`, ...), as `writeSession` takes them (not `sessionId`, `checkpointId` or `snapshot`). */
   session?: SessionFields
 }
 
@@ -102,7 +103,7 @@ export interface CheckpointGuard extends Disposable, AsyncDisposable {
   readonly storeError: unknown
   /** Never roll back when disposed, nor when `withCheckpoint`'s callback fails; `rollback()` still does. */
   keep(): void
-  /** Writes the batch to `options.store` now, once (no-op without a store or after a rollback); the checkpoint ID. */
+  /** Keeps the batch and writes it to `options.store` now, once (no-op without a store or after a rollback); the checkpoint ID. */
   writeToStore(): string | null
   /** `writeToStore()` off the JS thread. */
   writeToStoreAsync(): Promise<string | null>

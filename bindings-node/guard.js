@@ -6,6 +6,9 @@
 // core's.
 'use strict'
 
+const fs = require('node:fs')
+const path = require('node:path')
+
 const native = require('./index.js')
 
 // Node >= 20.4 defines Symbol.dispose / Symbol.asyncDispose as these
@@ -30,22 +33,50 @@ function rollbackOptions(options) {
 // of the guard's public surface.
 const noteStoreError = Symbol('noteStoreError')
 
-function checkStore(options) {
-  const { store } = options
-  if (store !== undefined && store !== null && !(store instanceof native.CheckpointStore)) {
+// Fields of the session the guard sets itself.
+const OWN_FIELDS = ['checkpointId', 'checkpoint_id', 'sessionId', 'session_id', 'snapshot']
+
+function invalidArgument(message) {
+  const err = new TypeError(message)
+  err.code = 'invalid_argument'
+  return err
+}
+
+// A stored checkpoint is rolled back into the store's working tree
+// (`store.rollback(id)` with no root): the snapshot's paths must be relative
+// to it, or that rollback would write other files.
+function checkStore(root, options) {
+  const { store, session } = options
+  if (store === undefined || store === null) return
+  if (!(store instanceof native.CheckpointStore)) {
     throw new TypeError('checkpointGuard: options.store must be a CheckpointStore')
+  }
+  const workDir = store.workDir
+  if (workDir === null || realpath(workDir) !== realpath(root)) {
+    throw invalidArgument(
+      `checkpointGuard: with options.store, root must be the store's working tree (${workDir}), not ${root}: ` +
+        'capture from the top, naming the paths below it',
+    )
+  }
+  for (const name of OWN_FIELDS) {
+    if (session !== undefined && session !== null && Object.hasOwn(session, name)) {
+      throw invalidArgument(`checkpointGuard: options.session must not set ${name} (the guard sets it)`)
+    }
   }
 }
 
-// A path as the snapshot names it: a string, or an operation's `file`.
-function pathOf(op) {
-  return typeof op === 'string' ? op : op.file
+function realpath(p) {
+  try {
+    return fs.realpathSync(p)
+  } catch {
+    return path.resolve(p)
+  }
 }
 
-// The session a kept batch is written as: the guarded paths as its files,
-// then the caller's fields, then the snapshot.
-function sessionFields(paths, options, snapshot) {
-  return { filesTouched: paths.map(pathOf), ...(options.session ?? {}), snapshot }
+// The session a kept batch is written as: the snapshot's paths as its
+// files, then the caller's fields, then the snapshot.
+function sessionFields(options, snapshot) {
+  return { filesTouched: native.snapshotPaths(snapshot), ...(options.session ?? {}), snapshot }
 }
 
 function withProgress(sync, options) {
@@ -60,14 +91,13 @@ class CheckpointGuard {
   #pending = null
   #report = null
   #rollbackError = undefined
-  #paths
   #written = false
+  #writing = null
   #checkpointId = null
   #storeError = undefined
 
-  constructor(root, paths, snapshot, options) {
+  constructor(root, snapshot, options) {
     this.#root = root
-    this.#paths = paths
     this.#options = options
     /** The snapshot taken when the guard was made (JSON text). */
     Object.defineProperty(this, 'snapshot', { value: snapshot, enumerable: true })
@@ -108,28 +138,49 @@ class CheckpointGuard {
     return store !== undefined && store !== null && !this.#written && !this.rolledBack
   }
 
-  /** Writes the kept batch to `options.store` (once). */
+  /** Keeps the batch and writes it to `options.store` (once; a failed write may be retried). */
   writeToStore() {
+    if (this.#writing !== null) {
+      throw new Error('checkpointGuard: a writeToStoreAsync() of this guard is running; await it')
+    }
     if (!this.#shouldWrite()) return this.#checkpointId
-    this.#written = true
+    this.#kept = true
     const id = native.newUlid()
-    this.#options.store.writeSession(id, this.#options.sessionId ?? 'guard', sessionFields(this.#paths, this.#options, this.snapshot))
+    this.#options.store.writeSession(id, this.#options.sessionId ?? 'guard', sessionFields(this.#options, this.snapshot))
+    this.#written = true
     this.#checkpointId = id
     return id
   }
 
   /** `writeToStore()` off the JS thread. */
-  async writeToStoreAsync() {
-    if (!this.#shouldWrite()) return this.#checkpointId
-    this.#written = true
+  writeToStoreAsync() {
+    if (this.#writing !== null) return this.#writing
+    if (!this.#shouldWrite()) return Promise.resolve(this.#checkpointId)
+    this.#kept = true
     const id = native.newUlid()
-    await this.#options.store.writeSessionAsync(
-      id,
-      this.#options.sessionId ?? 'guard',
-      sessionFields(this.#paths, this.#options, this.snapshot),
+    let started
+    try {
+      started = this.#options.store.writeSessionAsync(
+        id,
+        this.#options.sessionId ?? 'guard',
+        sessionFields(this.#options, this.snapshot),
+      )
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    this.#writing = started.then(
+      () => {
+        this.#written = true
+        this.#checkpointId = id
+        this.#writing = null
+        return id
+      },
+      (err) => {
+        this.#writing = null
+        throw err
+      },
     )
-    this.#checkpointId = id
-    return id
+    return this.#writing
   }
 
   // A store write's failure attached to the callback's error, not thrown.
@@ -208,17 +259,17 @@ function guardOptions(options) {
 /** Captures `paths` under `root` now and returns the guard over them. */
 function checkpointGuard(root, paths, options) {
   const opts = guardOptions(options)
-  checkStore(opts)
+  checkStore(root, opts)
   const snapshot = native.createCheckpoint(root, paths, captureOptions(opts))
-  return new CheckpointGuard(root, Array.from(paths), snapshot, opts)
+  return new CheckpointGuard(root, snapshot, opts)
 }
 
 /** `checkpointGuard` with the capture off the JS thread. */
 async function checkpointGuardAsync(root, paths, options) {
   const opts = guardOptions(options)
-  checkStore(opts)
+  checkStore(root, opts)
   const snapshot = await native.createCheckpointAsync(root, paths, withProgress(captureOptions(opts), opts))
-  return new CheckpointGuard(root, Array.from(paths), snapshot, opts)
+  return new CheckpointGuard(root, snapshot, opts)
 }
 
 function attach(err, name, value) {

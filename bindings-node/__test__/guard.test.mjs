@@ -358,7 +358,7 @@ test('withCheckpoint writes a kept batch to the store, undone from it later', as
   assert.equal(typeof id, 'string')
   const session = store.readSession(id)
   assert.equal(session.metadata.agent, 'my-agent')
-  assert.deepEqual(session.metadata.files_touched, PATHS)
+  assert.deepEqual(session.metadata.files_touched, [...PATHS].sort())
   assert.deepEqual(session.prompts, ['make gen'])
   assert.equal(store.snapshot(id), seen.snapshot)
   assert.equal(store.rollback(id).ok, true)
@@ -417,5 +417,35 @@ test('a kept guard is written to the store when disposed, an un-kept one rolled 
   const later = await checkpointGuardAsync(root, PATHS, { store })
   later.keep()
   await later[Symbol.asyncDispose]()
+  assert.equal(store.list().length, 2)
+})
+
+test('a store needs the root to be its working tree, and the session fields the guard sets are its own', (t) => {
+  const { root, store } = storeRoot(t)
+  assert.equal(fs.realpathSync(store.workDir), fs.realpathSync(root))
+  assert.throws(() => checkpointGuard(path.join(root, 'src'), ['app.py'], { store }), (err) => {
+    assert.equal(err.code, 'invalid_argument')
+    assert.match(err.message, /working tree/)
+    return true
+  })
+  for (const own of ['sessionId', 'session_id', 'checkpointId', 'snapshot']) {
+    assert.throws(() => checkpointGuard(root, PATHS, { store, session: { [own]: 'x' } }), new RegExp(own))
+  }
+  assert.deepEqual(store.list(), [])
+})
+
+test('writeToStore keeps the batch: the end of the scope then writes nothing more and rolls nothing back', async (t) => {
+  const { root, store } = storeRoot(t)
+  const g = checkpointGuard(root, [path.join(root, 'src/app.py'), './gen/../gen/new.py'], { store })
+  batch(root)
+  const id = g.writeToStore()
+  assert.equal(g.kept, true)
+  g[Symbol.dispose]()
+  assert.equal(read(root, 'src/app.py'), 'v2\n')
+  assert.deepEqual(store.list().map((c) => c.checkpointId), [id])
+  assert.deepEqual(store.readSession(id).metadata.files_touched, ['gen/new.py', 'src/app.py'])
+  const a = await checkpointGuardAsync(root, PATHS, { store })
+  const [x, y] = await Promise.all([a.writeToStoreAsync(), a.writeToStoreAsync()])
+  assert.equal(x, y)
   assert.equal(store.list().length, 2)
 })

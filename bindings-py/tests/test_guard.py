@@ -226,7 +226,7 @@ def test_a_kept_batch_is_written_to_the_store_and_undone_from_it_later(root: Pat
     assert (root / "gen" / "new.py").read_text() == "x = 1\n"  # kept
     session = store.read_session(g.checkpoint_id)
     assert session["metadata"]["agent"] == "my-agent"
-    assert session["metadata"]["files_touched"] == PATHS
+    assert session["metadata"]["files_touched"] == sorted(PATHS)
     assert session["prompts"] == ["make gen"]
     assert store.snapshot(g.checkpoint_id) == g.snapshot
     # Undone later, from the store alone.
@@ -265,6 +265,28 @@ def test_a_store_write_that_fails_is_noted_on_a_kept_blocks_exception(root: Path
             pass
     with pytest.raises(TypeError, match="CheckpointStore"):
         ac.guard(root, PATHS, store="not a store")  # type: ignore[arg-type]
+
+
+def test_a_store_needs_the_root_to_be_its_working_tree(root: Path) -> None:
+    # store.rollback(id) restores into the working tree: a snapshot taken
+    # below it would be rolled back onto other files.
+    store = ac.CheckpointStore(git_root(root))
+    assert store.work_dir is not None and store.work_dir.resolve() == root.resolve()
+    with pytest.raises(ac.InvalidArgumentError, match="working tree"):
+        ac.guard(root / "src", ["app.py"], store=store)
+    assert store.list() == []
+    for own in ("session_id", "checkpoint_id", "snapshot"):
+        with pytest.raises(ac.InvalidArgumentError, match=own):
+            ac.guard(root, PATHS, store=store, session={own: "x"})
+
+
+def test_the_stored_files_are_the_snapshots_paths_however_they_were_spelled(root: Path) -> None:
+    store = ac.CheckpointStore(git_root(root))
+    with ac.guard(root, [str(root / "src" / "app.py"), "./gen/../gen/new.py"], store=store) as g:
+        batch(root)
+    assert g.checkpoint_id is not None
+    touched = store.read_session(g.checkpoint_id)["metadata"]["files_touched"]
+    assert touched == ["gen/new.py", "src/app.py"]
 
 
 def test_async_with_writes_the_kept_batch_to_the_store(root: Path) -> None:

@@ -27,10 +27,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agent_checkpoint._native import (
     CheckpointStore,
+    InvalidArgumentError,
     RollbackResult,
     create_checkpoint,
     new_ulid,
     rollback,
+    snapshot_paths,
 )
 
 if TYPE_CHECKING:
@@ -76,8 +78,8 @@ class Guard:
         session_id: str = "guard",
         session: Mapping[str, Any] | None = None,
     ) -> None:
-        if store is not None and not isinstance(store, CheckpointStore):
-            raise TypeError(f"guard: store must be a CheckpointStore, not {type(store).__name__}")
+        if store is not None:
+            _check_store(store, root, session)
         self._root = root
         self._paths = list(paths)
         self._allow_git_dir = allow_git_dir
@@ -184,7 +186,7 @@ class Guard:
         if self._store is None or self._rolled_back or self.snapshot is None:
             return
         checkpoint_id = new_ulid()
-        fields: dict[str, Any] = {"files_touched": [_path_of(op) for op in self._paths]}
+        fields: dict[str, Any] = {"files_touched": snapshot_paths(self.snapshot)}
         fields.update(self._session)
         fields["snapshot"] = self.snapshot
         self._store.write_session(checkpoint_id, self._session_id, **fields)
@@ -283,12 +285,25 @@ def guard(
     )
 
 
-def _path_of(op: _Operation) -> str:
-    # A path as the snapshot names it: a string or path-like, or the `file`
-    # of an operation.
-    if isinstance(op, (str, os.PathLike)):
-        return os.fspath(op)
-    return os.fspath(op.file)
+#: Fields of the session the guard sets itself.
+_OWN_FIELDS = ("checkpoint_id", "session_id", "snapshot")
+
+
+def _check_store(store: CheckpointStore, root: _StrPath, session: Mapping[str, Any] | None) -> None:
+    # A stored checkpoint is rolled back into the store's working tree
+    # (`store.rollback(id)` with no root): the snapshot's paths must be
+    # relative to it, or that rollback would write other files.
+    if not isinstance(store, CheckpointStore):
+        raise TypeError(f"guard: store must be a CheckpointStore, not {type(store).__name__}")
+    work_dir = store.work_dir
+    if work_dir is None or os.path.realpath(work_dir) != os.path.realpath(root):
+        raise InvalidArgumentError(
+            f"guard: with store=, root must be the store's working tree ({work_dir}), not {os.fspath(root)}: "
+            "capture from the top, naming the paths below it"
+        )
+    for name in _OWN_FIELDS:
+        if session is not None and name in session:
+            raise InvalidArgumentError(f"guard: session must not set {name!r} (the guard sets it)")
 
 
 def _note(exc: BaseException, note: str) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+import warnings
 from typing import Any
 from uuid import UUID
 
@@ -127,10 +128,23 @@ class CheckpointCallbackHandler(BaseCallbackHandler):
         self._guards[run_id] = guard
 
     def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        """Keep the call's edits, unless its output is an error ``ToolMessage``."""
+        """Keep the call's edits, unless its output is an error ``ToolMessage``.
+
+        A rollback that raises here is kept at the guard's ``rollback_error``
+        and warned about, never raised: the tool's handled result goes on to
+        the model (the run's :meth:`RunCheckpoint.undo` still restores).
+        """
         guard = self._guards.pop(run_id, None)
         if guard is not None and isinstance(output, ToolMessage) and output.status == "error":
-            guard.rollback()
+            try:
+                guard.rollback()
+            except Exception as failure:
+                guard.rollback_error = failure
+                warnings.warn(
+                    f"agent_checkpoint: rolling back a failed tool call failed: {failure!r}",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
 
     def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         """Roll the call's paths back."""

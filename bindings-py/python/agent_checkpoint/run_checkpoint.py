@@ -58,11 +58,18 @@ def path_args(*names: str) -> PathsOf:
     """A :data:`PathsOf` reading the arguments ``names``.
 
     Each such argument holds one path (``str`` or ``os.PathLike``) or a list or
-    tuple of paths; an argument that is absent or ``None`` adds nothing. Any
-    other value is a :class:`TypeError`, raised before the tool runs.
+    tuple of paths; an argument that is absent or ``None`` adds nothing, but a
+    call that has none of them is a :class:`TypeError` (a tool declared as
+    editing files whose paths cannot be found would run unprotected), as is
+    any other value; both are raised before the tool runs.
     """
 
     def paths(arguments: Mapping[str, Any]) -> list[str | os.PathLike[str]]:
+        if not any(name in arguments for name in names):
+            raise TypeError(
+                f"a tool declared as editing files was called without any of its path "
+                f"arguments {list(names)!r} (got {sorted(arguments)!r}); name them with path_args(...)"
+            )
         found: list[str | os.PathLike[str]] = []
         for name in names:
             value = arguments.get(name)

@@ -20,6 +20,12 @@ def test_path_args_reads_one_path_or_a_list() -> None:
         "d",
     ]
     assert list(path_args("targets")({"targets": None})) == []
+    # A declared tool called without any of its path arguments would run
+    # unprotected: refused before it runs.
+    with pytest.raises(TypeError, match="path arguments"):
+        path_args("targets")({"filename": "a.txt"})
+    with pytest.raises(TypeError, match="path arguments"):
+        DEFAULT_PATHS({"filename": "a.txt"})
     with pytest.raises(TypeError, match="'targets'"):
         path_args("targets")({"targets": [1]})
 
