@@ -5,7 +5,7 @@
 //! (`VmHWM` in `/proc/self/status`) before and after; the growth is
 //! compared with the snapshot's length.
 
-use std::process::Command;
+use std::ffi::OsStr;
 
 use agent_checkpoint::root::ambient_authority;
 use agent_checkpoint::{CapRoot, CaptureOptions};
@@ -14,7 +14,7 @@ use agent_checkpoint_store::Store;
 use serde_json::json;
 
 use crate::client::Client;
-use crate::measure::{git_init, random_bytes, vm_hwm};
+use crate::measure::{child_figures, git_init, random_bytes, vm_hwm};
 
 /// Each file's size.
 const FILE_BYTES: usize = 16 << 20;
@@ -67,30 +67,15 @@ fn ratio(mode: &str) -> f64 {
         let bytes = random_bytes(FILE_BYTES, &mut seed);
         std::fs::write(dir.path().join(path), bytes).unwrap();
     }
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "capture_peak::child_capture_peak",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("MCP_PEAK_CHILD", dir.path())
-        .env("MCP_PEAK_MODE", mode)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let words = child_figures(
+        "capture_peak::child_capture_peak",
+        &[
+            ("MCP_PEAK_CHILD", dir.path().as_os_str()),
+            ("MCP_PEAK_MODE", OsStr::new(mode)),
+        ],
     );
-    let line = stdout
-        .lines()
-        .find_map(|l| l.find("figures: ").map(|at| &l[at..]))
-        .unwrap_or_else(|| panic!("no figures: {stdout}"));
-    let words: Vec<&str> = line.split(' ').collect();
-    let growth: f64 = words[1].parse().unwrap();
-    let len: f64 = words[2].parse().unwrap();
+    let growth: f64 = words[0].parse().unwrap();
+    let len: f64 = words[1].parse().unwrap();
     let ratio = growth / len;
     eprintln!("capture peak ({mode}): {growth} bytes over a {len}-byte snapshot: {ratio:.2}x");
     ratio

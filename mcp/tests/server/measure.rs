@@ -1,6 +1,7 @@
 //! What the server tests share: a fresh repository, bytes no layer can
 //! keep small, and the process's peak resident memory.
 
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Command;
 
@@ -42,4 +43,27 @@ pub fn vm_hwm() -> u64 {
         .parse()
         .unwrap();
     kib * 1024
+}
+
+/// Runs the test `test` of this binary alone in a child process with `env`
+/// set, checks it passed, and returns the words of the line it printed
+/// after `figures: `.
+pub fn child_figures(test: &str, env: &[(&str, &OsStr)]) -> Vec<String> {
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    child.args(["--exact", test, "--nocapture", "--test-threads=1"]);
+    for (name, value) in env {
+        child.env(name, value);
+    }
+    let out = child.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find_map(|l| l.find("figures: ").map(|at| &l[at + "figures: ".len()..]))
+        .unwrap_or_else(|| panic!("no figures: {stdout}"));
+    line.split(' ').map(|w| w.trim().to_owned()).collect()
 }

@@ -13,7 +13,7 @@ use agent_checkpoint_mcp::{ServerOptions, DEFAULT_MAX_CAPTURE_BYTES};
 use serde_json::json;
 
 use crate::client::{tool_error_code, Client};
-use crate::measure::{git_init, random_bytes, vm_hwm};
+use crate::measure::{child_figures, git_init, random_bytes, vm_hwm};
 
 /// What the child runs: the calls, against the directory it is given.
 #[tokio::test]
@@ -162,31 +162,13 @@ fn captures_sent_together_hold_no_more_than_one_calls_limit() {
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     let bytes = random_bytes(CONCURRENT_FILE_BYTES, &mut seed);
     std::fs::write(dir.path().join("c.bin"), bytes).unwrap();
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "memory::child_concurrent_captures",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("MCP_CONCURRENT_CHILD", dir.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let line = stdout
-        .lines()
-        .find_map(|l| l.find("figures: ").map(|at| &l[at..]))
-        .unwrap_or_else(|| panic!("no figures: {stdout}"));
-    let words: Vec<u64> = line
-        .split(' ')
-        .skip(1)
-        .map(|w| w.trim().parse().unwrap())
-        .collect();
+    let words: Vec<u64> = child_figures(
+        "memory::child_concurrent_captures",
+        &[("MCP_CONCURRENT_CHILD", dir.path().as_os_str())],
+    )
+    .iter()
+    .map(|w| w.parse().unwrap())
+    .collect();
     let (one, all) = (words[0], words[1]);
     eprintln!(
         "concurrent captures: one call grew the peak by {one} bytes, {AT_ONCE} at once by {all}"
