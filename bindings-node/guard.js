@@ -43,8 +43,9 @@ function invalidArgument(message) {
 }
 
 // A stored checkpoint is rolled back into the store's working tree
-// (`store.rollback(id)` with no root): the snapshot's paths must be relative
-// to it, or that rollback would write other files.
+// (`store.rollback(id)` with no root), which refuses a snapshot taken
+// elsewhere (`root_mismatch`): checked here before anything is captured, so
+// the run fails at its start rather than at its undo.
 function checkStore(root, options) {
   const { store, session } = options
   if (store === undefined || store === null) return

@@ -203,7 +203,9 @@ export declare class CheckpointStore {
    * Rolls `root` (default: the repository's working tree) back to the
    * checkpoint's undo snapshot, with the options of `rollback`; as there,
    * a snapshot it refuses comes back as a report with `valid: false`.
-   * Throws `not_found` when the checkpoint has no undo snapshot.
+   * Throws `not_found` when the checkpoint has no undo snapshot, and
+   * `root_mismatch` (without `root`) when it was taken under another
+   * directory than the working tree.
    */
   rollback(checkpointId: string, root?: string | undefined | null, options?: RollbackOptions | undefined | null): RollbackReport
   /** `rollback` off the JS thread, with `onProgress` as in `rollbackAsync`. */

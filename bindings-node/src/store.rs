@@ -226,8 +226,25 @@ fn undo(
     checkpoint_id: &str,
     root: Option<String>,
 ) -> agent_checkpoint::Result<(std::path::PathBuf, String)> {
-    let root = root_or_workdir(store, root)?;
-    Ok((root, store.undo_snapshot(checkpoint_id)?))
+    // Without a root, the store refuses a snapshot taken under another
+    // directory than the working tree (`root_mismatch`).
+    store.undo_target(checkpoint_id, root.as_deref().map(std::path::Path::new))
+}
+
+/// The plan of rolling checkpoint `checkpoint_id` back under `root`, or
+/// else under the working tree (the store refusing a snapshot taken under
+/// another directory).
+fn plan_in(
+    store: &Store,
+    checkpoint_id: &str,
+    root: Option<String>,
+    parse: &agent_checkpoint::ParseOptions,
+    options: &agent_checkpoint::PlanOptions,
+) -> agent_checkpoint::Result<agent_checkpoint::Plan> {
+    match root {
+        Some(root) => store.plan_rollback(checkpoint_id, root, parse, options),
+        None => store.plan_rollback_work_tree(checkpoint_id, parse, options),
+    }
 }
 
 pub(crate) fn root_or_workdir(
@@ -488,7 +505,9 @@ impl CheckpointStore {
     /// Rolls `root` (default: the repository's working tree) back to the
     /// checkpoint's undo snapshot, with the options of `rollback`; as there,
     /// a snapshot it refuses comes back as a report with `valid: false`.
-    /// Throws `not_found` when the checkpoint has no undo snapshot.
+    /// Throws `not_found` when the checkpoint has no undo snapshot, and
+    /// `root_mismatch` (without `root`) when it was taken under another
+    /// directory than the working tree.
     #[napi]
     pub fn rollback(
         &self,
@@ -532,11 +551,7 @@ impl CheckpointStore {
         options: Option<PlanOptions>,
     ) -> napi::Result<Vec<PlanItem>> {
         let (parse, options) = plan_options(&env, options)?;
-        root_or_workdir(&self.inner, root)
-            .and_then(|root| {
-                self.inner
-                    .plan_rollback(&checkpoint_id, root, &parse, &options)
-            })
+        plan_in(&self.inner, &checkpoint_id, root, &parse, &options)
             .map(|p| p.items.into_iter().map(PlanItem::from).collect())
             .or_throw(&env)
     }
@@ -556,8 +571,7 @@ impl CheckpointStore {
         Ok(spawn_then(
             move || {
                 reporting(progress, || {
-                    let root = root_or_workdir(&store, root)?;
-                    store.plan_rollback(&checkpoint_id, root, &parse, &options)
+                    plan_in(&store, &checkpoint_id, root, &parse, &options)
                 })
             },
             |p| Ok(p.items.into_iter().map(PlanItem::from).collect()),

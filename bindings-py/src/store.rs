@@ -197,7 +197,9 @@ impl CheckpointStore {
     /// Rolls `root` (default: the repository's working tree) back to the
     /// checkpoint's undo snapshot, with the options of `rollback` (a
     /// snapshot it refuses comes back as `valid=False`). Raises `NotFoundError`
-    /// when the checkpoint has no undo snapshot.
+    /// when the checkpoint has no undo snapshot, and `RootMismatchError`
+    /// (without `root`) when it was taken under another directory than the
+    /// working tree.
     #[pyo3(signature = (
         checkpoint_id, root = None, *, durable = true, allow_git_dir = false,
         on_conflict = "overwrite", key = None, redo = true, restore_setid = false,
@@ -341,16 +343,10 @@ impl CheckpointStore {
         root: Option<PathBuf>,
     ) -> PyResult<(PathBuf, String)> {
         let store = &self.inner;
-        py.detach(move || {
-            let root = root_or_workdir(store, root)?;
-            Ok((root, store.undo_snapshot(&checkpoint_id)?))
-        })
+        // Without a root, the store refuses a snapshot taken under another
+        // directory than the working tree (`root_mismatch`).
+        py.detach(move || store.undo_target(&checkpoint_id, root.as_deref()))
         .into_py_result(py)
     }
 }
 
-fn root_or_workdir(store: &Store, root: Option<PathBuf>) -> agent_checkpoint::Result<PathBuf> {
-    root.or_else(|| store.work_dir()).ok_or_else(|| {
-        agent_checkpoint::Error::invalid_argument("root", "the repository has no working tree")
-    })
-}

@@ -89,7 +89,8 @@ enum StoreCommand {
     Rollback {
         /// The checkpoint ID.
         id: String,
-        /// The root the snapshot was captured under (default: the repository's working tree).
+        /// The root the snapshot was captured under (default: the repository's working tree,
+        /// refusing with root_mismatch a snapshot captured under another directory).
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
         /// Skip fsync of files and directories (faster, not crash-safe).
@@ -108,7 +109,8 @@ enum StoreCommand {
     Plan {
         /// The checkpoint ID.
         id: String,
-        /// The root the snapshot was captured under (default: the repository's working tree).
+        /// The root the snapshot was captured under (default: the repository's working tree,
+        /// refusing with root_mismatch a snapshot captured under another directory).
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
         /// Allow snapshot keys with a `.git` component.
@@ -278,10 +280,14 @@ pub(crate) fn run_with(
             plan,
             redo_out,
         } => {
-            let root = work_root(&store, root)?;
             let options = plan.rollback_options(!no_durable, redo_out.is_some())?;
             let parse = ParseOptions::allowing_git_dir(allow_git_dir);
-            let report = store.rollback(&id, &root, &parse, &options)?;
+            // Without `--root`, the store refuses a snapshot taken under
+            // another directory than the working tree (`root_mismatch`).
+            let report = match root {
+                Some(root) => store.rollback(&id, &root, &parse, &options)?,
+                None => store.rollback_work_tree(&id, &parse, &options)?,
+            };
             if let (Some(path), Some(redo)) = (redo_out.as_deref(), &report.redo) {
                 files::write_output(Some(path), redo.as_str())?;
             }
@@ -302,9 +308,12 @@ pub(crate) fn run_with(
             allow_git_dir,
             plan,
         } => {
-            let root = work_root(&store, root)?;
             let parse = ParseOptions::allowing_git_dir(allow_git_dir);
-            let plan = store.plan_rollback(&id, &root, &parse, &plan.options()?)?;
+            let options = plan.options()?;
+            let plan = match root {
+                Some(root) => store.plan_rollback(&id, &root, &parse, &options)?,
+                None => store.plan_rollback_work_tree(&id, &parse, &options)?,
+            };
             if json {
                 out.extend_from_slice(output::to_json(&plan)?.as_bytes());
             } else {
@@ -316,13 +325,6 @@ pub(crate) fn run_with(
             crate::store_remote::run(&store, command, json, out, progress)
         }
     }
-}
-
-/// `--root`, or else the repository's working tree.
-fn work_root(store: &Store, root: Option<PathBuf>) -> Result<PathBuf, Error> {
-    root.or_else(|| store.work_dir()).ok_or_else(|| {
-        Error::invalid_argument("root", "the repository has no working tree: pass --root")
-    })
 }
 
 fn stdout_error(e: std::io::Error) -> Error {

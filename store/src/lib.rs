@@ -75,6 +75,7 @@ mod store;
 mod timestamp;
 mod trust;
 mod undo;
+mod work_tree_undo;
 
 pub use agent_checkpoint_naming::sharing::Sharing;
 pub use backend::Backend;

@@ -291,8 +291,9 @@ _OWN_FIELDS = ("checkpoint_id", "session_id", "snapshot")
 
 def _check_store(store: CheckpointStore, root: _StrPath, session: Mapping[str, Any] | None) -> None:
     # A stored checkpoint is rolled back into the store's working tree
-    # (`store.rollback(id)` with no root): the snapshot's paths must be
-    # relative to it, or that rollback would write other files.
+    # (`store.rollback(id)` with no root), which refuses a snapshot taken
+    # elsewhere (`root_mismatch`): checked here before anything is
+    # captured, so the run fails at its start rather than at its undo.
     if not isinstance(store, CheckpointStore):
         raise TypeError(f"guard: store must be a CheckpointStore, not {type(store).__name__}")
     work_dir = store.work_dir
