@@ -300,9 +300,9 @@ pub struct RollbackResult {
     redo: Option<Redo>,
     /// The `str` of `redo`, once read.
     redo_str: PyOnceLock<Py<PyString>>,
-    /// Captured path the redo cannot carry -> why.
+    /// Captured paths the redo cannot carry, each with a code and a reason.
     #[pyo3(get)]
-    not_in_redo: BTreeMap<String, String>,
+    not_in_redo: Vec<Py<PathProblem>>,
     /// The root the snapshot was taken under, when it is not this one.
     #[pyo3(get)]
     other_root: Option<String>,
@@ -325,7 +325,7 @@ impl RollbackResult {
             plan: Vec::new(),
             redo: None,
             redo_str: PyOnceLock::new(),
-            not_in_redo: BTreeMap::new(),
+            not_in_redo: Vec::new(),
             other_root: None,
             error_code: Some(error.code().as_str()),
             error: Some(error.to_string()),
@@ -357,8 +357,17 @@ impl RollbackResult {
             not_in_redo: report
                 .not_in_redo
                 .into_iter()
-                .map(|n| (n.path, n.reason))
-                .collect(),
+                .map(|n| {
+                    Py::new(
+                        py,
+                        PathProblem {
+                            path: n.path,
+                            code: n.code.as_str(),
+                            reason: n.reason,
+                        },
+                    )
+                })
+                .collect::<PyResult<_>>()?,
             error_code: None,
             error: None,
         })
@@ -405,6 +414,32 @@ impl RollbackResult {
             repr(self.error_code.into_pyobject(py)?.into_any())?,
             repr(self.error.clone().into_pyobject(py)?.into_any())?,
         ))
+    }
+}
+
+/// One path a rollback's redo cannot carry, and why (the shape Node and
+/// wasm call `PathProblem`).
+#[pyclass(frozen, eq, module = "agent_checkpoint")]
+#[derive(PartialEq, Eq)]
+pub struct PathProblem {
+    /// The canonical path.
+    #[pyo3(get)]
+    path: String,
+    /// Why, as an error code (`too_large`, `not_a_file`, ...).
+    #[pyo3(get)]
+    code: &'static str,
+    /// Why, in words.
+    #[pyo3(get)]
+    reason: String,
+}
+
+#[pymethods]
+impl PathProblem {
+    fn __repr__(&self) -> String {
+        format!(
+            "PathProblem(path={:?}, code={:?}, reason={:?})",
+            self.path, self.code, self.reason
+        )
     }
 }
 

@@ -37,6 +37,7 @@ fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<checkpoint::RollbackResult>()?;
     module.add_function(wrap_pyfunction!(checkpoint::plan_rollback, module)?)?;
     module.add_class::<checkpoint::PlanItem>()?;
+    module.add_class::<checkpoint::PathProblem>()?;
     module.add_class::<diff::Hunk>()?;
     module.add_class::<diff::DiffLine>()?;
     module.add_function(wrap_pyfunction!(checkpoint::record_applied, module)?)?;

@@ -346,7 +346,6 @@ impl CheckpointStore {
         // Without a root, the store refuses a snapshot taken under another
         // directory than the working tree (`root_mismatch`).
         py.detach(move || store.undo_target(&checkpoint_id, root.as_deref()))
-        .into_py_result(py)
+            .into_py_result(py)
     }
 }
-

@@ -160,6 +160,26 @@ def test_errors_are_typed(tmp_path: Path) -> None:
     assert store.snapshot(ULID) is None
 
 
+def test_a_subdirectory_snapshot_is_not_rolled_back_onto_the_work_tree(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path)
+    (repo / "sub").mkdir()
+    (repo / "a.txt").write_text("top")
+    (repo / "sub" / "a.txt").write_text("sub")
+    snapshot = ac.create_checkpoint(repo / "sub", ["a.txt"])
+    (repo / "sub" / "a.txt").write_text("edited")
+    store = ac.CheckpointStore(repo)
+    cid = "01KVBJCWYA4YW6J5M9GP655HZN"
+    store.write_session(cid, "s1", snapshot=snapshot)
+    with pytest.raises(ac.RootMismatchError):
+        store.rollback(cid, durable=False)
+    with pytest.raises(ac.RootMismatchError):
+        store.plan_rollback(cid)
+    assert (repo / "a.txt").read_text() == "top"
+    assert (repo / "sub" / "a.txt").read_text() == "edited"
+    assert store.rollback(cid, repo / "sub", durable=False).ok
+    assert (repo / "sub" / "a.txt").read_text() == "sub"
+
+
 def test_snapshot_rollback_and_backfills(tmp_path: Path) -> None:
     repo = new_repo(tmp_path)
     (repo / "a.txt").write_text("before")

@@ -128,7 +128,9 @@ def report_matches(case: Dict[str, Any], result: ac.RollbackResult) -> None:
     if "unrestored_codes" in want:
         assert result.failure_codes == want["unrestored_codes"], result
     if "not_in_redo" in want:
-        assert sorted(result.not_in_redo) == want["not_in_redo"], result
+        assert sorted(p.path for p in result.not_in_redo) == want["not_in_redo"], result
+        # One shape with Node's `notInRedo`: path, code, reason.
+        assert all(isinstance(p, ac.PathProblem) and p.code and p.reason for p in result.not_in_redo)
     if "other_root" in want:
         assert result.other_root == want["other_root"], result
     # Invariants of the host type, on every case.
