@@ -40,6 +40,7 @@ pub mod codec;
 mod diff;
 mod digest;
 mod error;
+mod fields;
 mod guard;
 mod observe;
 mod options;
