@@ -224,27 +224,11 @@ pub(crate) fn run_with(
         StoreCommand::List => {
             let list = store.list()?;
             if json {
-                let items: Vec<serde_json::Value> = list
-                    .iter()
-                    .map(|c| {
-                        json!({
-                            "checkpoint_id": c.checkpoint_id,
-                            "session_ids": c.session_ids,
-                            "created_at": c.created_at.to_string(),
-                            "agent": c.agent,
-                            "is_task": c.is_task,
-                            "tool_use_id": c.tool_use_id,
-                            "checkpoints_count": c.checkpoints_count,
-                            "files_touched": c.files_touched,
-                            "backend": c.backend.as_str(),
-                            "damaged": c.damaged.as_ref().map(|d| json!({
-                                "code": d.code.as_str(),
-                                "reason": d.reason,
-                            })),
-                        })
-                    })
-                    .collect();
-                writeln!(out, "{}", serde_json::Value::Array(items)).map_err(stdout_error)?;
+                // `CheckpointInfo`'s own serialisation: every field, as the
+                // library documents it.
+                let text = serde_json::to_string(&list)
+                    .map_err(|e| Error::io("<stdout>", std::io::Error::other(e)))?;
+                writeln!(out, "{text}").map_err(stdout_error)?;
             } else {
                 for c in &list {
                     if let Some(d) = &c.damaged {
@@ -442,6 +426,21 @@ mod tests {
         assert_eq!(items[1]["session_ids"], json!(["s1"]));
         assert_eq!(items[1]["agent"], "Claude Code");
         assert!(items[1]["created_at"].as_str().unwrap().ends_with('Z'));
+        // Every field of `CheckpointInfo`, none more (`imported` was left out).
+        for item in items {
+            let keys: Vec<&str> = item
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            let mut want = agent_checkpoint_store::CheckpointInfo::FIELDS.to_vec();
+            want.sort_unstable();
+            let mut keys = keys;
+            keys.sort_unstable();
+            assert_eq!(keys, want);
+        }
+        assert_eq!(items[1]["imported"], false);
         let (_, plain) = store(dir.path(), &["list"]).unwrap();
         assert_eq!(plain.lines().count(), 2);
     }

@@ -74,6 +74,20 @@ pub struct CheckpointInfo {
     pub damaged: Option<Damage>,
 }
 
+agent_checkpoint::field_list!(CheckpointInfo {
+    checkpoint_id,
+    backend,
+    session_ids,
+    created_at,
+    agent,
+    is_task,
+    tool_use_id,
+    checkpoints_count,
+    files_touched,
+    imported,
+    damaged,
+});
+
 /// Why a listed checkpoint cannot be read (serialized as
 /// `{"code": "corrupt_object", "reason": "..."}`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
