@@ -30,10 +30,13 @@ pub struct DiffOptions {
 /// The default [`DiffOptions::max_bytes`]: 1 MiB.
 pub const DEFAULT_DIFF_MAX_BYTES: u64 = 1 << 20;
 
+/// The default [`DiffOptions::context`]: 3 lines, as git.
+pub const DEFAULT_DIFF_CONTEXT: usize = 3;
+
 impl Default for DiffOptions {
     fn default() -> DiffOptions {
         DiffOptions {
-            context: 3,
+            context: DEFAULT_DIFF_CONTEXT,
             max_bytes: DEFAULT_DIFF_MAX_BYTES,
         }
     }

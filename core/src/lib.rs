@@ -56,7 +56,10 @@ mod snapshot;
 
 pub use applied::record_applied;
 pub use capture::capture;
-pub use diff::{DiffLine, DiffLineKind, DiffOptions, Hunk, PathDiff, DEFAULT_DIFF_MAX_BYTES};
+pub use diff::{
+    DiffLine, DiffLineKind, DiffOptions, Hunk, PathDiff, DEFAULT_DIFF_CONTEXT,
+    DEFAULT_DIFF_MAX_BYTES,
+};
 pub use digest::{PathState, Sha256Digest};
 pub use error::{Error, ErrorCategory, ErrorCode, Result};
 pub use guard::OnConflict;

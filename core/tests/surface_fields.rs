@@ -298,3 +298,55 @@ fn a_field_missing_from_one_surface_is_found() {
         );
     }
 }
+
+/// Every number after `key` (`diff_context = 3`, `diff_max_bytes: int =
+/// 1048576`, `_` separators allowed) in the file at `relative`.
+fn defaults_after(relative: &str, key: &str) -> Vec<u64> {
+    let text = surfaces::read(relative);
+    text.match_indices(key)
+        .map(|(at, _)| {
+            let digits: String = text[at + key.len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '_')
+                .filter(char::is_ascii_digit)
+                .collect();
+            digits
+                .parse()
+                .unwrap_or_else(|e| panic!("{relative}: {key}: {e}"))
+        })
+        .collect()
+}
+
+/// Python's keyword defaults are literals (so `help()` and stubtest see
+/// them), spelled in the pyo3 signatures and the stubs: each must be the
+/// core's constant.
+#[test]
+fn python_diff_defaults_are_the_cores() {
+    let context = agent_checkpoint::DEFAULT_DIFF_CONTEXT as u64;
+    let max_bytes = agent_checkpoint::DEFAULT_DIFF_MAX_BYTES;
+    let mut seen = 0;
+    for file in [
+        "bindings-py/src/checkpoint.rs",
+        "bindings-py/src/store.rs",
+        "bindings-py/src/store_shadow.rs",
+    ] {
+        for found in defaults_after(file, "diff_context = ") {
+            assert_eq!(found, context, "{file}");
+            seen += 1;
+        }
+        for found in defaults_after(file, "diff_max_bytes = ") {
+            assert_eq!(found, max_bytes, "{file}");
+            seen += 1;
+        }
+    }
+    for found in defaults_after(PYI, "diff_context: int = ") {
+        assert_eq!(found, context, "{PYI}");
+        seen += 1;
+    }
+    for found in defaults_after(PYI, "diff_max_bytes: int = ") {
+        assert_eq!(found, max_bytes, "{PYI}");
+        seen += 1;
+    }
+    // Three functions take them, each in a signature and a stub.
+    assert!(seen >= 12, "only {seen} defaults found");
+}
