@@ -101,9 +101,12 @@ fn member(line: &str) -> Option<String> {
         .then(|| line[..end].to_owned())
 }
 
+/// Whether a line starts or ends a block.
+type LineTest = Box<dyn Fn(&str) -> bool>;
+
 fn block_names(text: &str, block: Block) -> BTreeSet<String> {
     let lines: Vec<&str> = text.lines().collect();
-    let (starts, ends): (Box<dyn Fn(&str) -> bool>, Box<dyn Fn(&str) -> bool>) = match block {
+    let (starts, ends): (LineTest, LineTest) = match block {
         Block::Interface(name) => {
             let head = format!("export interface {name} {{");
             (
