@@ -139,6 +139,26 @@ test('errors carry their codes', (t) => {
   assert.equal(store.snapshot(ULID), null)
 })
 
+test('without a root, a snapshot of a subdirectory is refused (root_mismatch), nothing touched', async (t) => {
+  const { repo } = newRepo(t)
+  const sub = path.join(repo, 'sub')
+  fs.mkdirSync(sub)
+  fs.writeFileSync(path.join(repo, 'a.txt'), 'top')
+  fs.writeFileSync(path.join(sub, 'a.txt'), 'sub')
+  const snapshot = ac.createCheckpoint(sub, ['a.txt'])
+  fs.writeFileSync(path.join(sub, 'a.txt'), 'edited')
+  const store = new ac.CheckpointStore(repo)
+  store.writeSession(ULID, 's1', { snapshot })
+  assert.equal(thrown(() => store.rollback(ULID, undefined, { durable: false })).code, 'root_mismatch')
+  assert.equal(thrown(() => store.planRollback(ULID)).code, 'root_mismatch')
+  await assert.rejects(store.rollbackAsync(ULID), (e) => e.code === 'root_mismatch')
+  await assert.rejects(store.planRollbackAsync(ULID), (e) => e.code === 'root_mismatch')
+  assert.equal(fs.readFileSync(path.join(repo, 'a.txt'), 'utf8'), 'top')
+  assert.equal(fs.readFileSync(path.join(sub, 'a.txt'), 'utf8'), 'edited')
+  assert.ok(store.rollback(ULID, sub, { durable: false }).ok)
+  assert.equal(fs.readFileSync(path.join(sub, 'a.txt'), 'utf8'), 'sub')
+})
+
 test('async twins resolve to the same results and reject with codes', async (t) => {
   const { repo } = newRepo(t)
   const store = new ac.CheckpointStore(repo, 'git-branch')
