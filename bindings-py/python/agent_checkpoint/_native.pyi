@@ -58,6 +58,7 @@ __all__ = [
     "OutgoingCheckpoint",
     "PROMPT_SEPARATOR",
     "PathEscapesRootError",
+    "PathProblem",
     "PermissionDeniedError",
     "PlanItem",
     "PushPlan",
