@@ -150,7 +150,11 @@ where
             Found::File(..) => {
                 if let Some(held) = plan.held.remove(key) {
                     let (bytes, digest) = match held {
-                        Err(Error::TooLarge { size, .. }) => {
+                        Err(Error::TooLarge {
+                            path: Some(_),
+                            size,
+                            ..
+                        }) if size > options.max_file_bytes => {
                             skip_late(&mut skeleton, key, size);
                             grew = true;
                             progress.step();
@@ -164,8 +168,13 @@ where
                     continue;
                 }
                 let bytes = match root.read_file(key, Some(options.max_file_bytes)) {
-                    Err(Error::TooLarge { size, .. }) => {
-                        // It grew past the limit since it was looked at.
+                    // It grew past the limit since it was looked at. (A
+                    // refusal of the root's own, a budget, is an error.)
+                    Err(Error::TooLarge {
+                        path: Some(_),
+                        size,
+                        ..
+                    }) if size > options.max_file_bytes => {
                         skip_late(&mut skeleton, key, size);
                         grew = true;
                         progress.step();
