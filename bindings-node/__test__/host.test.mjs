@@ -113,6 +113,7 @@ test('capture then rollback restores the file and removes the new one', (t) => {
     ],
     redo: 'string',
     notInRedo: [],
+    notCovered: [],
     otherRoot: null,
   })
   assert.equal(read(root, 'src/a.py'), 'old\n')
