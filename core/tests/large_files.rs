@@ -288,3 +288,114 @@ fn capture_report_lists_what_the_snapshot_skips() {
     assert_eq!(snapshot.paths(), ["a", "new"]);
     assert_eq!(skipped_of(&snapshot), [("z".to_owned(), 9)]);
 }
+
+/// A root whose `metadata` under-reports some files' sizes (they grow
+/// between the look and the read), and which may refuse reads over a
+/// budget of its own (a refusal that is not about the file's size).
+struct Growing {
+    inner: agent_checkpoint::MemRoot,
+    looks_like: std::collections::BTreeMap<&'static str, u64>,
+    budget: Option<u64>,
+}
+
+mod growing {
+    use agent_checkpoint::root::{Expect, Metadata, Root, WriteOptions};
+    use agent_checkpoint::{Error, RelPath, Result};
+
+    impl Root for super::Growing {
+        fn metadata(&self, path: &RelPath) -> Result<Option<Metadata>> {
+            let mut found = self.inner.metadata(path)?;
+            if let (Some(m), Some(len)) = (found.as_mut(), self.looks_like.get(path.as_str())) {
+                m.len = *len;
+            }
+            Ok(found)
+        }
+        fn read_dir(&self, dir: Option<&RelPath>) -> Result<Vec<String>> {
+            self.inner.read_dir(dir)
+        }
+        fn read_file(&self, path: &RelPath, max_bytes: Option<u64>) -> Result<Vec<u8>> {
+            let len = self.inner.metadata(path)?.map_or(0, |m| m.len);
+            match self.budget {
+                Some(budget) if len > budget => Err(Error::too_large("the budget", len, budget)),
+                _ => self.inner.read_file(path, max_bytes),
+            }
+        }
+        fn read_link(&self, path: &RelPath) -> Result<String> {
+            self.inner.read_link(path)
+        }
+        fn write_file(&self, path: &RelPath, bytes: &[u8], options: &WriteOptions) -> Result<()> {
+            self.inner.write_file(path, bytes, options)
+        }
+        fn write_link(&self, path: &RelPath, target: &str, options: &WriteOptions) -> Result<()> {
+            self.inner.write_link(path, target, options)
+        }
+        fn remove_file(&self, path: &RelPath, expect: Expect) -> Result<()> {
+            self.inner.remove_file(path, expect)
+        }
+        fn create_dir(&self, path: &RelPath) -> Result<()> {
+            self.inner.create_dir(path)
+        }
+        fn remove_dir(&self, path: &RelPath) -> Result<()> {
+            self.inner.remove_dir(path)
+        }
+        fn sync_dir(&self, path: Option<&RelPath>) -> Result<()> {
+            self.inner.sync_dir(path)
+        }
+    }
+}
+
+fn growing(budget: Option<u64>) -> Growing {
+    use agent_checkpoint::root::MemNode;
+    let inner = agent_checkpoint::MemRoot::new();
+    let file = |n: usize| MemNode::File {
+        bytes: vec![b'g'; n],
+        mode: 0o644,
+    };
+    let rel = |p: &str| agent_checkpoint::RelPath::try_from(p).unwrap();
+    // Looked at small (read by the look), then 2 MiB.
+    inner.insert(&rel("small_then_big"), file(2 << 20));
+    // Looked at within the limit but past the look's own reads, then 2 MiB.
+    inner.insert(&rel("mid_then_big"), file(2 << 20));
+    inner.insert(&rel("steady"), file(10));
+    Growing {
+        inner,
+        looks_like: [("small_then_big", 10), ("mid_then_big", 600 << 10)].into(),
+        budget,
+    }
+}
+
+#[test]
+fn a_file_grown_past_the_limit_after_the_look_is_skipped_not_read_whole() {
+    let root = growing(None);
+    let options = CaptureOptions::default().with_max_file_bytes(1 << 20);
+    let captured = agent_checkpoint::capture_report(
+        &root,
+        ["small_then_big", "mid_then_big", "steady"],
+        &options,
+    )
+    .unwrap();
+    let snapshot = captured.snapshot.parse(&ParseOptions::default()).unwrap();
+    assert_eq!(snapshot.paths(), ["steady"]);
+    let skipped = skipped_of(&snapshot);
+    assert_eq!(
+        skipped.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(),
+        ["mid_then_big", "small_then_big"]
+    );
+    // The size the bounded read saw: over the limit, never the whole file
+    // claimed as read.
+    assert!(skipped.iter().all(|(_, n)| *n > 1 << 20), "{skipped:?}");
+    assert_eq!(captured.skipped.len(), 2);
+}
+
+#[test]
+fn a_refusal_of_the_roots_own_is_an_error_not_a_skip() {
+    let root = growing(Some(100));
+    let err = capture(
+        &root,
+        ["steady", "mid_then_big"],
+        &CaptureOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::TooLarge, "{err}");
+    assert!(err.to_string().contains("the budget"), "{err}");
+}
