@@ -455,7 +455,11 @@ export interface CapturedPath {
 export interface CaptureOptions {
   /** Accept paths with a `.git` component (refused by default). */
   allowGitDir?: boolean
-  /** Refuse (`too_large`) any file larger than this many bytes (default 1 GiB). */
+  /**
+   * Skip, unread, any file larger than this many bytes (default 100 MiB):
+   * the snapshot lists it in `skipped` (path -> size), and a rollback in
+   * `notCovered`.
+   */
   maxFileBytes?: number
   /**
    * Seal the snapshot with this key (HMAC-SHA256): a rollback given the
@@ -541,9 +545,10 @@ export interface CondenseResult {
 /**
  * Snapshots every path `operations` will touch under `root` (a directory)
  * and returns the snapshot's JSON text (sealed when `options.key` is
- * given). Throws an `Error` with `code`
- * (`path_escapes_root`, `not_a_file`, `invalid_path`, `too_large`,
- * `not_found` for a missing root, ...) and nothing is written.
+ * given; a file over `maxFileBytes` is listed under `skipped`, unread).
+ * Throws an `Error` with `code` (`path_escapes_root`, `not_a_file`,
+ * `invalid_path`, `not_found` for a missing root, ...) and nothing is
+ * written.
  */
 export declare function createCheckpoint(root: string, operations: Array<string | FileOperation>, options?: CaptureOptions | undefined | null): string
 
@@ -699,6 +704,16 @@ export declare function newCheckpointId(): string
  * plus 80 random bits; throws `too_large` above 2^48 - 1.
  */
 export declare function newUlid(timestampMs?: number | undefined | null): string
+
+/** A path a snapshot does not cover: its capture skipped it for its size. */
+export interface NotCovered {
+  /** The path. */
+  path: string
+  /** Its size in bytes when the capture looked at it. */
+  size: number
+  /** Why: `too_large`. */
+  code: ErrorCode
+}
 
 /** One ref a push would send, as `push(remote, { dryRun: true })` lists it. */
 export interface OutgoingCheckpoint {
@@ -1137,6 +1152,11 @@ export interface RollbackReport {
   redo: string | null
   /** Captured paths the redo cannot carry, and why. */
   notInRedo: Array<PathProblem>
+  /**
+   * Paths the capture skipped for their size (over `maxFileBytes`):
+   * neither restored nor removed, left as they are.
+   */
+  notCovered: Array<NotCovered>
   /** The root the snapshot was taken under, when it is not this one. */
   otherRoot: string | null
 }
@@ -1348,6 +1368,11 @@ export interface ShadowStepOptions {
   agentId?: string
   /** The task's checkpoint UUID (task steps). */
   checkpointUuid?: string
+  /**
+   * Files HEAD does not track over this many bytes (default 100 MiB)
+   * are not read: listed in `tooLarge` with their size.
+   */
+  maxFileBytes?: number
 }
 
 /** The ref-namespace shard: the LAST two characters (`a1b2c3d4e5f6` -> `f6`). */
@@ -1379,6 +1404,16 @@ export interface StepResult {
   first: boolean
   /** Named paths not taken (ignored, or under `.git` / `.entire`). */
   leftOut: Array<string>
+  /** Files HEAD does not track over `maxFileBytes`, never read, sorted. */
+  tooLarge: Array<TooLargeFile>
+}
+
+/** A file a step did not take for its size. */
+export interface TooLargeFile {
+  /** The path. */
+  path: string
+  /** Its size in bytes. */
+  size: number
 }
 
 /** The millisecond timestamp of a canonical ULID, else `null`. */

@@ -113,6 +113,7 @@ test('capture then rollback restores the file and removes the new one', (t) => {
     ],
     redo: 'string',
     notInRedo: [],
+    notCovered: [],
     otherRoot: null,
   })
   assert.equal(read(root, 'src/a.py'), 'old\n')
@@ -136,10 +137,18 @@ test('capture errors are Error objects with code and path', (t) => {
   assert.doesNotThrow(() => ac.createCheckpoint(root, ['.git/config'], { allowGitDir: true }))
 })
 
-test('maxFileBytes refuses a larger file with too_large', (t) => {
+test('maxFileBytes skips a larger file, and its rollback says it is not covered', (t) => {
   const root = tempRoot(t, { 'big.bin': '0123456789' })
-  assert.equal(thrown(() => ac.createCheckpoint(root, ['big.bin'], { maxFileBytes: 9 })).code, 'too_large')
-  assert.doesNotThrow(() => ac.createCheckpoint(root, ['big.bin'], { maxFileBytes: 10 }))
+  const skipped = ac.createCheckpoint(root, ['big.bin'], { maxFileBytes: 9 })
+  assert.deepEqual(JSON.parse(skipped).skipped, { 'big.bin': 10 })
+  assert.deepEqual(ac.snapshotPaths(skipped), [])
+  fs.writeFileSync(path.join(root, 'big.bin'), 'changed by the batch')
+  const report = ac.rollback(root, skipped)
+  assert.equal(report.ok, true)
+  assert.deepEqual(report.notCovered, [{ path: 'big.bin', size: 10, code: 'too_large' }])
+  assert.equal(fs.readFileSync(path.join(root, 'big.bin'), 'utf8'), 'changed by the batch')
+  fs.writeFileSync(path.join(root, 'big.bin'), '0123456789')
+  assert.deepEqual(ac.snapshotPaths(ac.createCheckpoint(root, ['big.bin'], { maxFileBytes: 10 })), ['big.bin'])
   for (const bad of [-1, 1.5, Number.NaN]) {
     const err = thrown(() => ac.createCheckpoint(root, ['big.bin'], { maxFileBytes: bad }))
     assert.ok(err instanceof RangeError)

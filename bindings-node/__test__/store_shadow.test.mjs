@@ -131,3 +131,18 @@ test('errors carry their codes', async (t) => {
   assert.equal(thrown(() => store.shadowCondense('nobody', ULID)).code, 'not_found')
   await assert.rejects(store.shadowRewindAsync('abcdef12'), (e) => e.code === 'not_found')
 })
+
+test('shadowStep takes maxFileBytes and lists larger untracked files in tooLarge', async (t) => {
+  const { repo } = newRepo(t)
+  const store = new ac.CheckpointStore(repo)
+  store.shadowStep('s1')
+  fs.writeFileSync(path.join(repo, 'data.bin'), 'd'.repeat(100))
+  const over = store.shadowStep('s1', { files: ['data.bin'], maxFileBytes: 99 })
+  assert.deepEqual(over.tooLarge, [{ path: 'data.bin', size: 100 }])
+  const overAsync = await store.shadowStepAsync('s1', { files: ['data.bin'], maxFileBytes: 99 })
+  assert.deepEqual(overAsync.tooLarge, [{ path: 'data.bin', size: 100 }])
+  const taken = store.shadowStep('s1', { files: ['data.bin'], maxFileBytes: 100 })
+  assert.deepEqual(taken.tooLarge, [])
+  assert.equal(taken.skipped, false)
+  assert.equal(thrown(() => store.shadowStep('s1', { maxFileBytes: -1 })).code, 'invalid_argument')
+})

@@ -86,9 +86,10 @@ pub(crate) fn rollback_at(
 
 /// Snapshots every path `operations` will touch under `root` (a directory)
 /// and returns the snapshot's JSON text (sealed when `options.key` is
-/// given). Throws an `Error` with `code`
-/// (`path_escapes_root`, `not_a_file`, `invalid_path`, `too_large`,
-/// `not_found` for a missing root, ...) and nothing is written.
+/// given; a file over `maxFileBytes` is listed under `skipped`, unread).
+/// Throws an `Error` with `code` (`path_escapes_root`, `not_a_file`,
+/// `invalid_path`, `not_found` for a missing root, ...) and nothing is
+/// written.
 #[napi(
     ts_args_type = "root: string, operations: Array<string | FileOperation>, options?: CaptureOptions | undefined | null"
 )]

@@ -22,7 +22,9 @@ pub type KeyArg = Either<Utf16String, Uint8Array>;
 pub struct CaptureOptions {
     /// Accept paths with a `.git` component (refused by default).
     pub allow_git_dir: Option<bool>,
-    /// Refuse (`too_large`) any file larger than this many bytes (default 1 GiB).
+    /// Skip, unread, any file larger than this many bytes (default 100 MiB):
+    /// the snapshot lists it in `skipped` (path -> size), and a rollback in
+    /// `notCovered`.
     pub max_file_bytes: Option<f64>,
     /// Seal the snapshot with this key (HMAC-SHA256): a rollback given the
     /// key then refuses it if it was altered (`unauthenticated`).

@@ -48,8 +48,23 @@ pub struct RollbackReportObject {
     pub redo: Option<String>,
     /// Captured paths the redo cannot carry, and why.
     pub not_in_redo: Vec<PathProblem>,
+    /// Paths the capture skipped for their size (over `maxFileBytes`):
+    /// neither restored nor removed, left as they are.
+    pub not_covered: Vec<NotCovered>,
     /// The root the snapshot was taken under, when it is not this one.
     pub other_root: Option<String>,
+}
+
+/// A path a snapshot does not cover: its capture skipped it for its size.
+#[napi(object)]
+pub struct NotCovered {
+    /// The path.
+    pub path: String,
+    /// Its size in bytes when the capture looked at it.
+    pub size: f64,
+    /// Why: `too_large`.
+    #[napi(ts_type = "ErrorCode")]
+    pub code: String,
 }
 
 /// A rollback's report on its way to JavaScript: a plain object (the
@@ -78,6 +93,7 @@ impl RollbackReport {
                 plan: Vec::new(),
                 redo: None,
                 not_in_redo: Vec::new(),
+                not_covered: Vec::new(),
                 other_root: None,
             },
             redo: None,
@@ -116,6 +132,15 @@ impl From<agent_checkpoint::RollbackReport> for RollbackReport {
                         .map(|n| (n.path, n.code, n.reason))
                         .collect(),
                 ),
+                not_covered: report
+                    .not_covered
+                    .into_iter()
+                    .map(|n| NotCovered {
+                        path: n.path,
+                        size: n.size as f64,
+                        code: n.code.as_str().to_owned(),
+                    })
+                    .collect(),
                 restored: report.restored,
                 conflicts: report.conflicts,
                 other_root: report.plan.other_root.clone(),

@@ -41,6 +41,18 @@ pub struct ShadowStepOptions {
     pub agent_id: Option<String>,
     /// The task's checkpoint UUID (task steps).
     pub checkpoint_uuid: Option<String>,
+    /// Files HEAD does not track over this many bytes (default 100 MiB)
+    /// are not read: listed in `tooLarge` with their size.
+    pub max_file_bytes: Option<f64>,
+}
+
+/// A file a step did not take for its size.
+#[napi(object)]
+pub struct TooLargeFile {
+    /// The path.
+    pub path: String,
+    /// Its size in bytes.
+    pub size: f64,
 }
 
 /// What a step did.
@@ -58,6 +70,8 @@ pub struct StepResult {
     pub first: bool,
     /// Named paths not taken (ignored, or under `.git` / `.entire`).
     pub left_out: Vec<String>,
+    /// Files HEAD does not track over `maxFileBytes`, never read, sorted.
+    pub too_large: Vec<TooLargeFile>,
 }
 
 /// One shadow branch.
@@ -166,10 +180,17 @@ pub struct CleanedBranch {
     pub reason: String,
 }
 
-fn step_of(session_id: String, o: ShadowStepOptions) -> (ShadowStep, Option<TaskInfo>) {
+fn step_of(
+    env: &Env,
+    session_id: String,
+    o: ShadowStepOptions,
+) -> napi::Result<(ShadowStep, Option<TaskInfo>)> {
     let mut step = ShadowStep::new(session_id)
         .files(o.files.unwrap_or_default())
         .deleted(o.deleted.unwrap_or_default());
+    if let Some(max) = crate::options::byte_count(env, "maxFileBytes", o.max_file_bytes)? {
+        step = step.max_untracked_bytes(max);
+    }
     step.message = o.message;
     step.metadata_dir = o.metadata_dir.map(Into::into);
     step.first = o.first;
@@ -179,7 +200,7 @@ fn step_of(session_id: String, o: ShadowStepOptions) -> (ShadowStep, Option<Task
         info.checkpoint_uuid = o.checkpoint_uuid.unwrap_or_default();
         info
     });
-    (step, task)
+    Ok((step, task))
 }
 
 fn run_step(
@@ -198,6 +219,14 @@ fn run_step(
         base_commit: r.base_commit,
         first: r.first,
         left_out: r.left_out,
+        too_large: r
+            .too_large
+            .into_iter()
+            .map(|f| TooLargeFile {
+                path: f.path,
+                size: f.size as f64,
+            })
+            .collect(),
     })
 }
 
@@ -316,7 +345,7 @@ impl CheckpointStore {
         session_id: String,
         options: Option<ShadowStepOptions>,
     ) -> napi::Result<StepResult> {
-        let (step, task) = step_of(session_id, options.unwrap_or_default());
+        let (step, task) = step_of(&env, session_id, options.unwrap_or_default())?;
         run_step(&self.inner, &step, task.as_ref()).or_throw(&env)
     }
 
@@ -324,12 +353,13 @@ impl CheckpointStore {
     #[napi(ts_return_type = "Promise<StepResult>")]
     pub fn shadow_step_async(
         &self,
+        env: Env,
         session_id: String,
         options: Option<ShadowStepOptions>,
-    ) -> AsyncTask<Work<StepResult, StepResult>> {
-        let (step, task) = step_of(session_id, options.unwrap_or_default());
+    ) -> napi::Result<AsyncTask<Work<StepResult, StepResult>>> {
+        let (step, task) = step_of(&env, session_id, options.unwrap_or_default())?;
         let store = Arc::clone(&self.inner);
-        spawn(move || run_step(&store, &step, task.as_ref()))
+        Ok(spawn(move || run_step(&store, &step, task.as_ref())))
     }
 
     /// The shadow branch of HEAD in this worktree (it may not exist yet).

@@ -66,7 +66,9 @@ pub fn snapshot_text<'a, 'py>(
 
 /// Snapshots every path `operations` will touch under `root`, before they
 /// are applied, and returns the snapshot's JSON text (sealed with an
-/// HMAC-SHA256 when `key` is given). `progress(stage, done, total)` is
+/// HMAC-SHA256 when `key` is given). A file over `max_file_bytes` (default
+/// 100 MiB) is not read: the text lists it under `skipped` (path -> size)
+/// and a rollback reports it in `not_covered`. `progress(stage, done, total)` is
 /// called as files are read (see `progress`).
 #[pyfunction]
 #[pyo3(signature = (
@@ -303,6 +305,10 @@ pub struct RollbackResult {
     /// Captured paths the redo cannot carry, each with a code and a reason.
     #[pyo3(get)]
     not_in_redo: Vec<Py<PathProblem>>,
+    /// Path the capture skipped for its size (over `max_file_bytes`) ->
+    /// that size: neither restored nor removed, left as it is.
+    #[pyo3(get)]
+    not_covered: BTreeMap<String, u64>,
     /// The root the snapshot was taken under, when it is not this one.
     #[pyo3(get)]
     other_root: Option<String>,
@@ -326,6 +332,7 @@ impl RollbackResult {
             redo: None,
             redo_str: PyOnceLock::new(),
             not_in_redo: Vec::new(),
+            not_covered: BTreeMap::new(),
             other_root: None,
             error_code: Some(error.code().as_str()),
             error: Some(error.to_string()),
@@ -368,6 +375,11 @@ impl RollbackResult {
                     )
                 })
                 .collect::<PyResult<_>>()?,
+            not_covered: report
+                .not_covered
+                .into_iter()
+                .map(|n| (n.path, n.size))
+                .collect(),
             error_code: None,
             error: None,
         })

@@ -37,11 +37,13 @@ impl CheckpointStore {
     /// shows; later steps take the `files` named (minus ignored ones) and
     /// the `deleted` ones. `metadata_dir` is stored redacted under
     /// `.entire/metadata/<session_id>/`; `task` (a tool-use ID) makes it a
-    /// task step. Returns `{"commit", "branch", "skipped", "base_commit",
-    /// "first", "left_out"}`.
+    /// task step. Files `HEAD` does not track over `max_file_bytes` (default
+    /// 100 MiB) are not read: listed in `too_large` with their size. Returns
+    /// `{"commit", "branch", "skipped", "base_commit", "first", "left_out",
+    /// "too_large"}`.
     #[pyo3(signature = (
         session_id, *, files = None, deleted = None, message = None, metadata_dir = None,
-        first = None, task = None, agent_id = None, checkpoint_uuid = None,
+        first = None, task = None, agent_id = None, checkpoint_uuid = None, max_file_bytes = None,
     ))]
     #[allow(clippy::too_many_arguments, reason = "the Python keyword arguments")]
     fn shadow_step<'py>(
@@ -56,8 +58,12 @@ impl CheckpointStore {
         task: Option<String>,
         agent_id: Option<String>,
         checkpoint_uuid: Option<String>,
+        max_file_bytes: Option<u64>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let mut step = ShadowStep::new(session_id);
+        if let Some(max) = max_file_bytes {
+            step = step.max_untracked_bytes(max);
+        }
         if let Some(files) = files.filter(|f| !f.is_none()) {
             step = step.files(strings(files)?);
         }

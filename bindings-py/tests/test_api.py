@@ -116,9 +116,10 @@ def test_allow_git_dir(root: Path) -> None:
 
 
 def test_max_file_bytes(root: Path) -> None:
-    assert ac.create_checkpoint(root, ["b.txt"], max_file_bytes=1)
-    with pytest.raises(ac.TooLargeError):
-        ac.create_checkpoint(root, ["b.txt"], max_file_bytes=0)
+    assert ac.snapshot_paths(ac.create_checkpoint(root, ["b.txt"], max_file_bytes=1)) == ["b.txt"]
+    skipped = ac.create_checkpoint(root, ["b.txt"], max_file_bytes=0)
+    assert ac.snapshot_paths(skipped) == []
+    assert json.loads(skipped)["skipped"] == {"b.txt": 1}
 
 
 def test_durable_false_still_restores(root: Path) -> None:

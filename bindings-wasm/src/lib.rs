@@ -128,7 +128,11 @@ export type OnConflict = "overwrite" | "skip";
 export interface CaptureOptions {
   /** Accept paths with a `.git` component (refused by default). */
   allowGitDir?: boolean;
-  /** Refuse (`too_large`) any file larger than this many bytes. */
+  /**
+   * Skip, unread, any file larger than this many bytes (default 100 MiB):
+   * the snapshot lists it under `skipped` (path -> size), a rollback under
+   * `notCovered`.
+   */
   maxFileBytes?: number;
   /**
    * Seal the snapshot with this key (HMAC-SHA256): a rollback given the key
@@ -235,6 +239,11 @@ export interface RollbackReport {
   redo: string | null;
   /** Captured paths the redo cannot carry, and why. */
   notInRedo: PathProblem[];
+  /**
+   * Paths the capture skipped for their size (over `maxFileBytes`), each
+   * with that size: neither restored nor removed, left as they are.
+   */
+  notCovered: { path: string; size: number; code: ErrorCode }[];
   /** The root the snapshot was taken under, when it is not this one. */
   otherRoot: string | null;
 }

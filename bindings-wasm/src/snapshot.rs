@@ -136,6 +136,16 @@ fn report_to_js(report: &RollbackReport) -> Result<JsValue, JsValue> {
         )?
         .into(),
     )?;
+    let not_covered = js_sys::Array::new();
+    for n in &report.not_covered {
+        let item = js_sys::Object::new();
+        set(&item, "path", &n.path.as_str().into())?;
+        // Sizes up to 2^53 are exact as a JS number.
+        set(&item, "size", &(n.size as f64).into())?;
+        set(&item, "code", &n.code.as_str().into())?;
+        not_covered.push(&item);
+    }
+    set(&out, "notCovered", &not_covered.into())?;
     set(&out, "otherRoot", &optional(report.other_root()))?;
     Ok(out.into())
 }
@@ -143,7 +153,14 @@ fn report_to_js(report: &RollbackReport) -> Result<JsValue, JsValue> {
 /// The report of a snapshot refused as a whole: nothing was touched.
 fn refused_to_js(error: &agent_checkpoint::Error) -> Result<JsValue, JsValue> {
     let out = js_sys::Object::new();
-    for key in ["restored", "unrestored", "conflicts", "plan", "notInRedo"] {
+    for key in [
+        "restored",
+        "unrestored",
+        "conflicts",
+        "plan",
+        "notInRedo",
+        "notCovered",
+    ] {
         set(&out, key, &js_sys::Array::new().into())?;
     }
     set(&out, "valid", &false.into())?;

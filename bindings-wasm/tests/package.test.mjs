@@ -203,20 +203,28 @@ test('errors thrown by the JS fs keep their code and message', () => {
   assert.match(report.unrestored[0].reason, /EROFS: read-only/)
 })
 
-test('a stat that under-reports the size cannot make readFile allocate: too_large', () => {
+test('a stat that under-reports the size cannot make readFile allocate: skipped', () => {
   const fs = mapFs({ 'big.bin': 'x'.repeat(1000) })
   const honest = fs.stat
   fs.stat = (p) => (p === 'big.bin' ? { kind: 'file', size: 1, mode: 0o644 } : honest(p))
-  assert.throws(() => createCheckpoint(fs, ['big.bin'], { maxFileBytes: 10 }), { code: 'too_large' })
+  const snapshot = JSON.parse(createCheckpoint(fs, ['big.bin'], { maxFileBytes: 10 }))
+  assert.deepEqual(snapshot.entries, {})
+  assert.deepEqual(snapshot.skipped, { 'big.bin': 1000 })
 })
 
-test('a 1.6 GB file is too_large with the default limits, never read (issue 21, finding 12)', () => {
+test('a 1.6 GB file is skipped with the default limits, never read (issue 21, finding 12)', () => {
   // It used to trap (`RuntimeError: unreachable`): the whole file was copied into wasm memory.
   const fs = mapFs({ 'a.txt': 'a', 'big.bin': 'x' })
   const honest = fs.stat
   fs.stat = (p) => (p === 'big.bin' ? { kind: 'file', size: 1.6e9, mode: 0o644 } : honest(p))
   const readBig = () => fs.calls.filter(([op, p]) => op === 'readFile' && p === 'big.bin').length
-  assert.throws(() => createCheckpoint(fs, ['big.bin']), { code: 'too_large' })
+  const taken = createCheckpoint(fs, ['a.txt', 'big.bin'])
+  assert.deepEqual(JSON.parse(taken).skipped, { 'big.bin': 1.6e9 })
+  // Its rollback says the big file is not covered and leaves it.
+  const left = rollback(fs, taken)
+  assert.deepEqual(left.restored, ['a.txt'])
+  assert.deepEqual(left.notCovered, [{ path: 'big.bin', size: 1.6e9, code: 'too_large' }])
+  assert.equal(fs.nodes.has('big.bin'), true)
   // The issue's 40-byte snapshot: the big file is removed, and the redo says it cannot hold it.
   const report = rollback(fs, '{"version":1,"entries":{"big.bin":null}}')
   assert.equal(report.ok, true, JSON.stringify(report))
@@ -224,12 +232,15 @@ test('a 1.6 GB file is too_large with the default limits, never read (issue 21, 
   assert.equal(readBig(), 0)
   assert.equal(fs.nodes.has('big.bin'), false)
   // A stat that under-reports: the array readFile returns is measured against the default
-  // limit (256 MiB) before it is copied. (Without that check a debug build copies and encodes
-  // this one for about two minutes and returns a snapshot; 1.6 GB would not finish.)
+  // limit (100 MiB) before it is copied, and the file skipped. (Without that check a debug
+  // build copies and encodes this one for about two minutes and returns a snapshot holding
+  // it; 1.6 GB would not finish.)
   const lying = mapFs({ 'big.bin': 'x' })
   lying.stat = (p) => (p === 'big.bin' ? { kind: 'file', size: 1, mode: 0o644 } : null)
-  lying.readFile = () => new Uint8Array((256 << 20) + 1)
-  assert.throws(() => createCheckpoint(lying, ['big.bin']), { code: 'too_large' })
+  lying.readFile = () => new Uint8Array((100 << 20) + 1)
+  assert.deepEqual(JSON.parse(createCheckpoint(lying, ['big.bin'])).skipped, {
+    'big.bin': (100 << 20) + 1,
+  })
 })
 
 test('a path named __proto__ is reported like any other', () => {

@@ -62,8 +62,8 @@ enum Command {
         /// Allow paths with a `.git` component.
         #[arg(long)]
         allow_git_dir: bool,
-        /// Refuse files larger than this many bytes (default 1 GiB).
-        #[arg(long)]
+        /// Skip (unread, listed on stderr and in the snapshot's `skipped`) files larger than this many bytes (default 100 MiB).
+        #[arg(long, value_name = "N")]
         max_file_bytes: Option<u64>,
         /// Seal the snapshot with an HMAC-SHA256 keyed by this file's bytes.
         #[arg(long)]

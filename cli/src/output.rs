@@ -87,6 +87,12 @@ pub fn format_report(report: &RollbackReport) -> String {
             u.path, u.code, u.reason
         ));
     }
+    for n in &report.not_covered {
+        out.push_str(&format!(
+            "NOT COVERED {} [{}]: {} bytes, skipped by the capture; left as it is\n",
+            n.path, n.code, n.size
+        ));
+    }
     for n in &report.not_in_redo {
         out.push_str(&format!(
             "not in redo {} [{}]: {}\n",

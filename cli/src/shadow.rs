@@ -50,6 +50,9 @@ enum ShadowCommand {
         /// Take every change git status shows (default: when the session has no step yet).
         #[arg(long)]
         first: bool,
+        /// Leave out (unread, listed as too large) files HEAD does not track over this many bytes (default 100 MiB).
+        #[arg(long, value_name = "N")]
+        max_file_bytes: Option<u64>,
     },
     /// List the shadow branches, newest tip first.
     List,
@@ -133,8 +136,12 @@ fn run_to(args: ShadowArgs, json: bool, out: &mut Vec<u8>) -> Result<ExitCode, E
             task,
             agent_id,
             first,
+            max_file_bytes,
         } => {
             let mut step = ShadowStep::new(session).files(files).deleted(deleted);
+            if let Some(max) = max_file_bytes {
+                step = step.max_untracked_bytes(max);
+            }
             step.message = message;
             step.metadata_dir = metadata_dir;
             if first {
@@ -303,6 +310,15 @@ fn step_text(out: &mut Vec<u8>, result: &agent_checkpoint_store::StepResult) {
     }
     for path in &result.left_out {
         line(out, format!("left out {path}"));
+    }
+    for file in &result.too_large {
+        line(
+            out,
+            format!(
+                "too large {} ({} bytes, over --max-file-bytes): not taken, not covered by a rewind",
+                file.path, file.size
+            ),
+        );
     }
 }
 

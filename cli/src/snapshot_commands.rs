@@ -126,9 +126,17 @@ pub fn capture(args: &CaptureArgs) -> Result<ExitCode, Error> {
     }
     let bars = Bars::for_stderr(args.quiet);
     let options = options.with_progress(bars.as_ref().map(Bars::callback));
-    let snapshot = agent_checkpoint::capture(&root, &paths, &options)?;
+    let captured = agent_checkpoint::capture_report(&root, &paths, &options)?;
     drop(bars);
-    files::write_output(args.output.as_deref(), snapshot.as_str())?;
+    files::write_output(args.output.as_deref(), captured.snapshot.as_str())?;
+    if !args.quiet {
+        for file in &captured.skipped {
+            eprintln!(
+                "skipped {} ({} bytes, over --max-file-bytes): not captured, a rollback leaves it as it is",
+                file.path, file.size
+            );
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

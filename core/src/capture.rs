@@ -10,6 +10,7 @@ use crate::parallel;
 use crate::progress::{Counter, ProgressStage};
 use crate::relpath::{is_git_name, RelPath};
 use crate::resolve::{resolve_reading, Resolved};
+use crate::rollback::NotCovered;
 use crate::root::{EntryKind, Metadata, Root};
 use crate::seal::seal_text;
 use crate::snapshot::{Snapshot, SnapshotEncoder, SnapshotJson};
@@ -45,6 +46,8 @@ struct Plan {
     /// Keys named directly (not reached through a symlink).
     direct: BTreeSet<RelPath>,
     held: BTreeMap<RelPath, Held>,
+    /// Files over `max_file_bytes`, with the size seen: left out, unread.
+    skipped: BTreeMap<RelPath, u64>,
 }
 
 /// Snapshots `paths` under `root` and returns the snapshot's JSON text.
@@ -58,7 +61,36 @@ struct Plan {
 /// or has a `.git` component (unless allowed) fails the whole capture with a
 /// typed error. Files are then read in key order and encoded straight into
 /// the output.
+///
+/// A file larger than [`CaptureOptions::max_file_bytes`] is not read: it is
+/// left out of the snapshot's entries and listed in its `skipped` member
+/// with the size seen ([`Snapshot::skipped`]), and a rollback reports it as
+/// not covered and leaves it alone. The size is judged from metadata before
+/// reading, and the read itself is bounded by the limit, so a file that
+/// grows past it meanwhile is skipped too, never read whole.
 pub fn capture<R, I, S>(root: &R, paths: I, options: &CaptureOptions) -> Result<SnapshotJson>
+where
+    R: Root + ?Sized,
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    capture_report(root, paths, options).map(|captured| captured.snapshot)
+}
+
+/// What [`capture_report`] gives: the snapshot, and the files it left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Captured {
+    /// The snapshot's JSON text (what [`capture`] returns).
+    pub snapshot: SnapshotJson,
+    /// The files left out for their size (over
+    /// [`CaptureOptions::max_file_bytes`]), sorted by path: the snapshot's
+    /// `skipped` member, without parsing it back.
+    pub skipped: Vec<NotCovered>,
+}
+
+/// [`capture`], also listing the files it skipped for their size.
+pub fn capture_report<R, I, S>(root: &R, paths: I, options: &CaptureOptions) -> Result<Captured>
 where
     R: Root + ?Sized,
     I: IntoIterator<Item = S>,
@@ -85,6 +117,7 @@ where
     let mut skeleton = Snapshot {
         created_dirs: created_dirs(root, missing.into_iter(), None)?,
         links: plan.links,
+        skipped: std::mem::take(&mut plan.skipped),
         root: root.canonical_path().filter(|_| options.record_root),
         ..Snapshot::default()
     };
@@ -111,17 +144,44 @@ where
         ProgressStage::Capture,
         plan.entries.len(),
     );
+    let mut grew = false;
     for (key, found) in &plan.entries {
         match found {
             Found::File(..) => {
                 if let Some(held) = plan.held.remove(key) {
-                    let (bytes, digest) = held?;
+                    let (bytes, digest) = match held {
+                        Err(Error::TooLarge {
+                            path: Some(_),
+                            size,
+                            ..
+                        }) if size > options.max_file_bytes => {
+                            skip_late(&mut skeleton, key, size);
+                            grew = true;
+                            progress.step();
+                            continue;
+                        }
+                        held => held?,
+                    };
                     encoder.entry(key, Some(&bytes));
                     skeleton.digests.insert(key.clone(), digest);
                     progress.step();
                     continue;
                 }
-                let bytes = root.read_file(key, Some(options.max_file_bytes))?;
+                let bytes = match root.read_file(key, Some(options.max_file_bytes)) {
+                    // It grew past the limit since it was looked at. (A
+                    // refusal of the root's own, a budget, is an error.)
+                    Err(Error::TooLarge {
+                        path: Some(_),
+                        size,
+                        ..
+                    }) if size > options.max_file_bytes => {
+                        skip_late(&mut skeleton, key, size);
+                        grew = true;
+                        progress.step();
+                        continue;
+                    }
+                    read => read?,
+                };
                 // Hash on a second thread while encoding (large files only).
                 let (digest, ()) = parallel::join(
                     bytes.len(),
@@ -134,11 +194,18 @@ where
         }
         progress.step();
     }
+    if grew {
+        // What we write must still be what rollback accepts.
+        crate::snapshot::validate::validate(&skeleton, options.allow_git_dir)?;
+    }
     let text = encoder.finish(&skeleton, false);
-    Ok(SnapshotJson(match &options.key {
-        Some(key) => seal_text(text, key)?,
-        None => text,
-    }))
+    Ok(Captured {
+        snapshot: SnapshotJson(match &options.key {
+            Some(key) => seal_text(text, key)?,
+            None => text,
+        }),
+        skipped: crate::rollback::not_covered(&skeleton),
+    })
 }
 
 /// One input path resolved, with its bytes and digest when it is a small
@@ -228,24 +295,32 @@ fn plan_one(
             })
         }
     };
-    if let Some(m) = resolved.metadata.filter(|m| m.len > options.max_file_bytes) {
-        return Err(Error::file_too_large(
-            resolved.key.as_str(),
-            m.len,
-            options.max_file_bytes,
-        ));
-    }
     if resolved.links.is_empty() {
         plan.direct.insert(resolved.key.clone());
     }
+    if let Some(m) = resolved.metadata.filter(|m| m.len > options.max_file_bytes) {
+        // Two spellings of one file: the first one's look counts.
+        if !plan.entries.contains_key(&resolved.key) {
+            plan.skipped.entry(resolved.key).or_insert(m.len);
+        }
+        return Ok(());
+    }
     // Two spellings of one file: the first one's look counts.
-    if !plan.entries.contains_key(&resolved.key) {
+    if !plan.entries.contains_key(&resolved.key) && !plan.skipped.contains_key(&resolved.key) {
         if let Some(held) = held {
             plan.held.insert(resolved.key.clone(), held);
         }
         plan.entries.insert(resolved.key, found);
     }
     Ok(())
+}
+
+/// Moves `key`, found over the limit only when read, from the snapshot's
+/// entries to its `skipped` member. Its entry was never encoded.
+fn skip_late(skeleton: &mut Snapshot, key: &RelPath, size: u64) {
+    skeleton.entries.remove(key);
+    skeleton.modes.remove(key);
+    skeleton.skipped.insert(key.clone(), size);
 }
 
 fn refuse_git(resolved: &Resolved) -> Result<()> {

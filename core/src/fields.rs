@@ -62,6 +62,7 @@ field_list!(RollbackReport {
     plan,
     redo,
     not_in_redo,
+    not_covered,
 });
 field_list!(Plan { items, other_root });
 field_list!(PlanItem {

@@ -55,7 +55,7 @@ mod seal;
 mod snapshot;
 
 pub use applied::record_applied;
-pub use capture::capture;
+pub use capture::{capture, capture_report, Captured};
 pub use diff::{
     DiffLine, DiffLineKind, DiffOptions, Hunk, PathDiff, DEFAULT_DIFF_CONTEXT,
     DEFAULT_DIFF_MAX_BYTES,
@@ -69,7 +69,7 @@ pub use options::{
 pub use plan::{plan_rollback, Plan, PlanAction, PlanItem};
 pub use progress::{OnProgress, Progress, ProgressStage};
 pub use relpath::{RelPath, MAX_NAME_BYTES, MAX_PATH_BYTES};
-pub use rollback::{rollback, NotInRedo, Redo, RollbackReport, Unrestored};
+pub use rollback::{rollback, NotCovered, NotInRedo, Redo, RollbackReport, Unrestored};
 #[cfg(all(feature = "cap-std", any(unix, windows)))]
 #[cfg_attr(docsrs, doc(cfg(feature = "cap-std")))]
 pub use root::CapRoot;

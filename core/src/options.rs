@@ -6,15 +6,11 @@ use crate::guard::OnConflict;
 use crate::progress::OnProgress;
 use crate::seal::SealKey;
 
-/// The largest file read into memory by default: 1 GiB where memory allows
-/// (256 MiB on 32-bit targets such as wasm). A snapshot holds files as
-/// base64 text, so a larger file would make a snapshot too large to handle
-/// anyway; raise the limit explicitly for such files.
-pub const DEFAULT_MAX_FILE_BYTES: u64 = if usize::BITS >= 64 {
-    1 << 30
-} else {
-    256 << 20
-};
+/// The largest file read into memory by default: 100 MiB. Capture skips
+/// (and reports) a larger file instead of reading it, and a rollback leaves
+/// a larger current file out of its redo; raise the limit explicitly for
+/// such files (a snapshot holds files as base64 text, in memory).
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 100 << 20;
 
 /// Options of [`crate::capture`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,8 +18,10 @@ pub const DEFAULT_MAX_FILE_BYTES: u64 = if usize::BITS >= 64 {
 pub struct CaptureOptions {
     /// Accept paths with a `.git` component (refused by default).
     pub allow_git_dir: bool,
-    /// Refuse (with `too_large`, before reading) any file larger than this
-    /// many bytes; default [`DEFAULT_MAX_FILE_BYTES`].
+    /// Skip any file larger than this many bytes, unread: it is listed in
+    /// the snapshot's `skipped` member with its size, and a rollback
+    /// reports it as not covered. Default [`DEFAULT_MAX_FILE_BYTES`]; a
+    /// file of exactly this size is captured.
     pub max_file_bytes: u64,
     /// Seal the snapshot with an HMAC-SHA256 under this key (`mac`).
     pub key: Option<SealKey>,

@@ -57,6 +57,22 @@ pub struct NotInRedo {
     pub reason: String,
 }
 
+/// One path a snapshot does not cover: the capture was asked for it but
+/// left it out (a file over `max_file_bytes`, never read), so a rollback
+/// can neither restore nor remove it, and leaves it as it is. Listed by
+/// [`crate::Captured::skipped`] and [`RollbackReport::not_covered`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct NotCovered {
+    /// The canonical path.
+    pub path: String,
+    /// Its size in bytes when the capture looked at it.
+    pub size: u64,
+    /// Why it was left out: `too_large`.
+    pub code: ErrorCode,
+}
+
 /// What a rollback did.
 #[derive(Debug, Default)]
 #[non_exhaustive]
@@ -78,6 +94,10 @@ pub struct RollbackReport {
     pub redo: Option<Redo>,
     /// Captured paths the redo leaves out, and why.
     pub not_in_redo: Vec<NotInRedo>,
+    /// Paths the capture left out (see [`crate::Snapshot::skipped`]),
+    /// sorted: neither restored nor removed, left as they are. They do not
+    /// count against [`RollbackReport::ok`], which is about captured paths.
+    pub not_covered: Vec<NotCovered>,
 }
 
 impl RollbackReport {
@@ -110,7 +130,7 @@ impl serde::Serialize for RollbackReport {
         serializer: S,
     ) -> std::result::Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct as _;
-        let mut s = serializer.serialize_struct("RollbackReport", 7)?;
+        let mut s = serializer.serialize_struct("RollbackReport", 8)?;
         s.serialize_field("ok", &self.ok())?;
         s.serialize_field("restored", &self.restored)?;
         s.serialize_field("unrestored", &self.unrestored)?;
@@ -118,6 +138,7 @@ impl serde::Serialize for RollbackReport {
         s.serialize_field("plan", &self.plan)?;
         s.serialize_field("redo", &self.redo)?;
         s.serialize_field("not_in_redo", &self.not_in_redo)?;
+        s.serialize_field("not_covered", &self.not_covered)?;
         s.end()
     }
 }
@@ -159,7 +180,20 @@ pub fn rollback<R: Root + ?Sized>(
         plan,
         redo,
         not_in_redo,
+        not_covered: not_covered(snapshot),
     })
+}
+
+/// The paths `snapshot` says its capture left out, as a report lists them.
+pub(crate) fn not_covered(snapshot: &Snapshot) -> Vec<NotCovered> {
+    snapshot
+        .skipped()
+        .map(|(path, size)| NotCovered {
+            path: path.to_string(),
+            size,
+            code: ErrorCode::TooLarge,
+        })
+        .collect()
 }
 
 /// Takes out of the redo every path the guard found changed at the last

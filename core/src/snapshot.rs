@@ -42,7 +42,7 @@ pub const SNAPSHOT_VERSION: u64 = 1;
 
 /// The extensions (optional top-level members) this build understands; a
 /// snapshot may name any of them in `critical`.
-pub const KNOWN_EXTENSIONS: [&str; 8] = [
+pub const KNOWN_EXTENSIONS: [&str; 9] = [
     "modes",
     "links",
     "digests",
@@ -51,6 +51,7 @@ pub const KNOWN_EXTENSIONS: [&str; 8] = [
     "critical",
     "mac",
     "created_dirs",
+    "skipped",
 ];
 
 /// Size limits applied while parsing, before anything is decoded.
@@ -145,6 +146,9 @@ pub struct Snapshot {
     pub(crate) root: Option<String>,
     /// The extensions a reader must understand (`critical`).
     pub(crate) critical: BTreeSet<String>,
+    /// Paths the capture was asked for but left out (files over
+    /// `max_file_bytes`), each with the size seen: not covered by a rollback.
+    pub(crate) skipped: BTreeMap<RelPath, u64>,
     /// Members this build does not know, kept as canonical JSON text.
     pub(crate) extensions: BTreeMap<String, String>,
     /// HMAC-SHA256 over the canonical text without `mac`.
@@ -169,6 +173,7 @@ impl PartialEq for Snapshot {
             && self.applied == other.applied
             && self.root == other.root
             && self.critical == other.critical
+            && self.skipped == other.skipped
             && self.extensions == other.extensions
             && self.mac == other.mac
     }
@@ -229,6 +234,13 @@ impl Snapshot {
     /// The root the snapshot was taken under (canonical absolute path), if recorded.
     pub fn root(&self) -> Option<&str> {
         self.root.as_deref()
+    }
+
+    /// The paths the capture left out (files over its `max_file_bytes`),
+    /// sorted, each with the size it saw. A rollback neither restores nor
+    /// removes them: it lists them in [`crate::RollbackReport::not_covered`].
+    pub fn skipped(&self) -> impl Iterator<Item = (&RelPath, u64)> {
+        self.skipped.iter().map(|(p, size)| (p, *size))
     }
 
     /// Whether the snapshot carries a MAC.

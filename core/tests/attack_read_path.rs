@@ -407,7 +407,8 @@ fn the_first_error_in_input_order_is_reported() {
     let rev: Vec<String> = paths.iter().rev().cloned().collect();
     let err = capture(&root, &rev, &CaptureOptions::default()).unwrap_err();
     assert_eq!(err.code(), ErrorCode::PathEscapesRoot, "{err}");
-    // Too large at index 5 (metadata), not-a-file at 10.
+    // Too large at index 5 (metadata): skipped, not an error; the
+    // not-a-file at 10 is still the first error.
     std::fs::write(top.path().join(&paths[5]), vec![b'y'; 2000]).unwrap();
     let err = capture(
         &root,
@@ -415,7 +416,8 @@ fn the_first_error_in_input_order_is_reported() {
         &CaptureOptions::default().with_max_file_bytes(1000),
     )
     .unwrap_err();
-    assert_eq!(err.code(), ErrorCode::TooLarge, "{err}");
+    assert_eq!(err.code(), ErrorCode::NotAFile, "{err}");
+    assert!(err.to_string().contains(&paths[10]), "{err}");
 }
 
 #[test]
@@ -525,20 +527,23 @@ fn files_changing_while_read_give_a_consistent_snapshot_or_an_error() {
 // ---- 5. huge sparse files ------------------------------------------------
 
 #[test]
-fn a_huge_sparse_file_is_refused_without_being_read() {
+fn a_huge_sparse_file_is_skipped_without_being_read() {
     let top = tempfile::tempdir().unwrap();
     let f = std::fs::File::create(top.path().join("huge")).unwrap();
     f.set_len(8 << 30).unwrap();
     std::fs::write(top.path().join("small"), b"s").unwrap();
     let root = open(top.path());
     let started = Instant::now();
-    let err = capture(
+    let text = capture(
         &root,
         ["small", "huge"],
         &CaptureOptions::default().with_max_file_bytes(1 << 20),
     )
-    .unwrap_err();
-    assert_eq!(err.code(), ErrorCode::TooLarge, "{err}");
+    .unwrap();
+    let snap = Snapshot::parse(text.as_str(), &ParseOptions::default()).unwrap();
+    assert_eq!(snap.paths(), ["small"]);
+    let skipped: Vec<(String, u64)> = snap.skipped().map(|(p, n)| (p.to_string(), n)).collect();
+    assert_eq!(skipped, [("huge".to_owned(), 8 << 30)]);
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "{:?}",

@@ -194,6 +194,17 @@ fn play<R: Root>(
         let got: Value = serde_json::from_str(&snapshot).map_err(|e| e.to_string())?;
         common::check_eq("snapshot", want, &got)?;
     }
+    if let Some(want) = case.get("expect_skipped") {
+        let parsed =
+            Snapshot::parse(&snapshot, &ParseOptions::default()).map_err(|e| e.to_string())?;
+        let got: BTreeMap<String, u64> = parsed
+            .skipped()
+            .map(|(p, size)| (p.to_string(), size))
+            .collect();
+        let want: BTreeMap<String, u64> =
+            serde_json::from_value(want.clone()).map_err(|e| e.to_string())?;
+        common::check_eq("skipped", &want, &got)?;
+    }
     if let Some(want) = case.get("expect_snapshot_text").and_then(Value::as_str) {
         let canonical = root.canonical_path().unwrap_or_default();
         common::check_eq("snapshot text", &substitute(want, &canonical), &snapshot)?;
@@ -456,6 +467,11 @@ fn check_report(case: &Value, report: &common::TextReport) -> Result<(), String>
             .collect::<serde_json::Map<_, _>>()
             .into();
         common::check_eq("unrestored codes", codes, &got)?;
+    }
+    if let Some(paths) = want.get("not_covered") {
+        let want: Vec<String> = serde_json::from_value(paths.clone()).map_err(|e| e.to_string())?;
+        let got: Vec<String> = report.not_covered.iter().map(|n| n.path.clone()).collect();
+        common::check_eq("not_covered", &want, &got)?;
     }
     if let Some(paths) = want.get("not_in_redo") {
         let want: Vec<String> = serde_json::from_value(paths.clone()).map_err(|e| e.to_string())?;

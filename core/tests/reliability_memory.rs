@@ -2,8 +2,8 @@
 //!
 //! A snapshot is small, but the files it names in the tree may be huge (the
 //! issue 21 snapshot was 40 bytes; its `big.bin` 8 GB). Every read of a
-//! current file must honour the limit capture uses (`too_large` for that
-//! path), and where only a digest is needed the file is streamed.
+//! current file must honour the limit capture uses (capture skips that
+//! path; a redo lists it `too_large`), and where only a digest is needed the file is streamed.
 //!
 //! - Generated cases (`RELIABILITY_SEED` replays): files of sizes around the
 //!   limit captured, resized or removed by the batch, then capture, plan,
@@ -13,8 +13,8 @@
 //!   itself holds for it is fine: those are in memory already). Each redo
 //!   lists exactly the files over the limit (but those as long as their
 //!   captured bytes), as `too_large`; every rollback restores the tree.
-//! - A 64 GiB sparse file at a captured path on a real disk: capture refuses
-//!   it, plan and rollback (with and without redo) go through, and the
+//! - A 64 GiB sparse file at a captured path on a real disk: capture skips
+//!   it (its rollback reports it not covered and leaves it), plan and rollback (with and without redo) go through, and the
 //!   process's peak memory barely moves.
 //!
 //! The same, through the CLI binary under `ulimit -v`, is
@@ -147,7 +147,7 @@ fn put(root: &MemRoot, path: &str, node: MemNode) {
 #[derive(Default)]
 struct Counts {
     ops: BTreeMap<&'static str, usize>,
-    too_large_captures: usize,
+    skipped_files: usize,
     left_out: usize,
     over_limit_reads: usize,
     streamed: usize,
@@ -209,13 +209,19 @@ fn current_files_over_the_limit_are_never_read_whole() {
         let shown = format!("case {case} (over the limit after the batch: {over:?})");
         let mut op = |name: &'static str| *counts.ops.entry(name).or_default() += 1;
 
-        // Capture with the limit: refused when a file is over it.
+        // Capture with the limit: the files over it are skipped, unread.
         op("capture");
         let tight = CaptureOptions::default().with_max_file_bytes(LIMIT);
-        match (capture(&root, PATHS, &tight), over.is_empty()) {
-            (Ok(_), true) => {}
-            (Err(e), false) if e.code() == ErrorCode::TooLarge => counts.too_large_captures += 1,
-            (got, _) => failures.push(format!("{shown}: capture gave {got:?}")),
+        match capture(&root, PATHS, &tight).and_then(|t| t.parse(&ParseOptions::default())) {
+            Ok(taken) => {
+                let skipped: BTreeSet<String> =
+                    taken.skipped().map(|(p, _)| p.to_string()).collect();
+                if skipped != over {
+                    failures.push(format!("{shown}: capture skipped {skipped:?}"));
+                }
+                counts.skipped_files += skipped.len();
+            }
+            Err(e) => failures.push(format!("{shown}: capture gave {e}")),
         }
         op("plan");
         if let Err(e) = plan_rollback(&root, &snapshot, &PlanOptions::default()) {
@@ -293,11 +299,11 @@ fn current_files_over_the_limit_are_never_read_whole() {
         "memory",
         &format!(
             "{cases} generated cases, files of 0 to {} bytes around a limit of {LIMIT}: ops {:?}; \
-             {} captures refused as too_large, {} paths left out of a redo as too_large (all restored), \
+             {} files skipped by a capture as too large, {} paths left out of a redo as too_large (all restored), \
              {} digests streamed, {} bounded reads of files over the limit, {} failures (a file over the limit read whole, a wrong redo, a tree not restored)",
             SIZES[SIZES.len() - 1],
             counts.ops,
-            counts.too_large_captures,
+            counts.skipped_files,
             counts.left_out,
             counts.streamed,
             counts.over_limit_reads,
@@ -319,7 +325,7 @@ fn peak_rss_kib() -> u64 {
 }
 
 /// The issue's 40-byte snapshot against a 64 GiB sparse file on a real
-/// disk: capture refuses the file, plan and every rollback go through, and
+/// disk: capture skips the file, plan and every rollback go through, and
 /// the peak memory of the process grows by less than 64 MiB.
 #[test]
 fn a_sparse_file_larger_than_memory_is_never_read() {
@@ -344,8 +350,23 @@ fn a_sparse_file_larger_than_memory_is_never_read() {
     }
     let peak_before = peak_rss_kib();
     let root = CapRoot::open(dir, ambient_authority()).unwrap();
-    let e = capture(&root, ["big.bin"], &CaptureOptions::default()).unwrap_err();
-    assert_eq!(e.code(), ErrorCode::TooLarge, "{e}");
+    // Captured: skipped, unread; a rollback of that snapshot leaves it.
+    let taken = capture(&root, ["big.bin"], &CaptureOptions::default())
+        .unwrap()
+        .parse(&ParseOptions::default())
+        .unwrap();
+    assert!(taken.is_empty());
+    let skipped: Vec<(String, u64)> = taken.skipped().map(|(p, n)| (p.to_string(), n)).collect();
+    assert_eq!(skipped, [("big.bin".to_owned(), SIZE)]);
+    let report = rollback(&root, &taken, &RollbackOptions::default()).unwrap();
+    let not_covered: Vec<(&str, u64)> = report
+        .not_covered
+        .iter()
+        .map(|n| (n.path.as_str(), n.size))
+        .collect();
+    assert_eq!(not_covered, [("big.bin", SIZE)]);
+    assert!(report.restored.is_empty(), "{report:?}");
+    assert_eq!(std::fs::metadata(&big).unwrap().len(), SIZE);
     let text = r#"{"version":1,"entries":{"big.bin":null}}"#;
     let snapshot = Snapshot::parse(text, &ParseOptions::default()).unwrap();
     let plan = plan_rollback(&root, &snapshot, &PlanOptions::default()).unwrap();
@@ -368,7 +389,7 @@ fn a_sparse_file_larger_than_memory_is_never_read() {
     figure(
         "memory",
         &format!(
-            "a {} GiB sparse file at a captured path: capture refused (too_large), plan and rollback with and without redo done; peak RSS +{} MiB",
+            "a {} GiB sparse file at a captured path: capture skipped it (not covered by its rollback), plan and rollback with and without redo done; peak RSS +{} MiB",
             SIZE >> 30,
             grew >> 10
         ),

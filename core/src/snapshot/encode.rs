@@ -90,8 +90,31 @@ impl SnapshotEncoder {
             }
             self.out.push(']');
         }
-        // Members of a later format version, in key order, as read.
-        for (key, value) in &rest.extensions {
+        // Members added after the table's (`skipped`) and members of a later
+        // format version, in key order: where a reader that does not know
+        // `skipped` puts it when it re-encodes, so a MAC still verifies.
+        let skipped = (!rest.skipped.is_empty()).then(|| {
+            let mut text = String::from("{");
+            for (i, (path, size)) in rest.skipped.iter().enumerate() {
+                if i > 0 {
+                    text.push(',');
+                }
+                push_json_string(&mut text, path.as_str());
+                let _ = write!(text, ":{size}");
+            }
+            text.push('}');
+            ("skipped", text)
+        });
+        let mut later: Vec<(&str, &str)> = rest
+            .extensions
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        if let Some((name, text)) = &skipped {
+            later.push((name, text.as_str()));
+            later.sort_unstable();
+        }
+        for (key, value) in later {
             self.out.push(',');
             push_json_string(&mut self.out, key);
             self.out.push(':');

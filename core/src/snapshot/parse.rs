@@ -21,7 +21,7 @@ use crate::parallel;
 use crate::relpath::{truncate_for_message, RelPath};
 
 /// The top-level keys of format version 1 this build reads.
-const KNOWN_FIELDS: [&str; 10] = [
+const KNOWN_FIELDS: [&str; 11] = [
     "version",
     "entries",
     "created_dirs",
@@ -31,6 +31,7 @@ const KNOWN_FIELDS: [&str; 10] = [
     "applied",
     "root",
     "critical",
+    "skipped",
     "mac",
 ];
 
@@ -177,6 +178,10 @@ pub(super) fn parse(json: &str, options: &ParseOptions) -> Result<Snapshot> {
             )));
         }
         snapshot.root = Some(root);
+    }
+    if let Some(raw) = top.field("skipped") {
+        let skipped: Vec<(String, u64)> = strict_map(raw, "skipped", limits.max_entries)?;
+        snapshot.skipped = keyed(skipped, "skipped")?;
     }
     if let Some(raw) = top.field("mac") {
         let text: String = serde_json::from_str(raw.get()).map_err(|e| field_error("mac", e))?;

@@ -66,6 +66,13 @@ pub(crate) fn validate(snapshot: &Snapshot, allow_git_dir: bool) -> Result<()> {
             )));
         }
     }
+    for path in snapshot.skipped.keys() {
+        if snapshot.entries.contains_key(path) || snapshot.links.contains_key(path) {
+            return Err(Error::malformed(format!(
+                "skipped: {path:?} is also a captured path"
+            )));
+        }
+    }
     for (path, target) in &snapshot.links {
         if snapshot.entries.contains_key(path) {
             return Err(Error::malformed(format!(
@@ -92,7 +99,8 @@ fn check_no_git(snapshot: &Snapshot) -> Result<()> {
         .chain(snapshot.modes.keys())
         .chain(snapshot.links.keys())
         .chain(snapshot.digests.keys())
-        .chain(snapshot.applied.keys());
+        .chain(snapshot.applied.keys())
+        .chain(snapshot.skipped.keys());
     for path in keys {
         if path.has_git_component() {
             return Err(Error::invalid_path(

@@ -84,6 +84,10 @@ pub(crate) struct CaptureResult {
     pub snapshot_ref: Option<String>,
     /// The captured paths, canonical, sorted.
     pub paths: Vec<PathInfo>,
+    /// Files left out, unread, for their size (over the core's 100 MiB
+    /// per-file limit), sorted: a rollback leaves them as they are.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<crate::tools::rollback::LeftOutFile>,
 }
 
 impl ToolOutput for CaptureResult {
@@ -97,7 +101,14 @@ impl ToolOutput for CaptureResult {
             count(CapturedKind::Link.as_str()),
             self.checkpoint_id,
             self.storage
-        )
+        ) + &if self.skipped.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " Skipped {} file(s) over the size limit (not captured).",
+                self.skipped.len()
+            )
+        }
     }
 }
 
@@ -199,7 +210,7 @@ fn capture(state: &State, args: CaptureArgs) -> Result<CaptureResult, Error> {
     }
     // One such call at a time, from the read to the store's write.
     let _holding = state.within_the_limit();
-    let json = capture_within(&state.root, &args.paths, state.max_capture_bytes)?;
+    let (json, skipped) = capture_within(&state.root, &args.paths, state.max_capture_bytes)?;
     // Described from the text, its bytes never decoded: the snapshot is
     // held once, as the text the store keeps.
     let described = describe(json.as_str())?;
@@ -217,6 +228,13 @@ fn capture(state: &State, args: CaptureArgs) -> Result<CaptureResult, Error> {
         storage: state.keeper.storage().to_owned(),
         snapshot_ref: stored.snapshot_ref,
         paths: described,
+        skipped: skipped
+            .into_iter()
+            .map(|n| crate::tools::rollback::LeftOutFile {
+                path: n.path,
+                size: n.size,
+            })
+            .collect(),
     })
 }
 
@@ -228,13 +246,14 @@ fn capture_within<R: Root + ?Sized>(
     root: &R,
     paths: &[String],
     limit: u64,
-) -> Result<SnapshotJson, Error> {
+) -> Result<(SnapshotJson, Vec<agent_checkpoint::NotCovered>), Error> {
     check_total(root, paths, limit)?;
-    agent_checkpoint::capture(
+    agent_checkpoint::capture_report(
         &Budgeted::new(root, limit),
         paths,
         &CaptureOptions::default(),
     )
+    .map(|captured| (captured.snapshot, captured.skipped))
 }
 
 /// Refuses a capture whose files add up to more than `limit`, from their
@@ -561,7 +580,8 @@ mod tests {
         }
         // Grown but still within the limit: captured as it is at the read.
         let (_dir, root) = growing("b.bin", 100);
-        let json = capture_within(&root, &paths(&["a.bin", "b.bin"]), 1000).unwrap();
+        let (json, skipped) = capture_within(&root, &paths(&["a.bin", "b.bin"]), 1000).unwrap();
+        assert!(skipped.is_empty());
         let described = describe(json.as_str()).unwrap();
         let sizes: Vec<Option<u64>> = described.iter().map(|p| p.size).collect();
         assert_eq!(sizes, [Some(600), Some(400)]);
@@ -575,7 +595,7 @@ mod tests {
         let names = paths(&["a.bin", "b.bin", "a.bin", "new.txt"]);
         let plain =
             agent_checkpoint::capture(&root.inner, &names, &CaptureOptions::default()).unwrap();
-        let budgeted = capture_within(&root, &names, 900).unwrap();
+        let (budgeted, _) = capture_within(&root, &names, 900).unwrap();
         assert_eq!(plain.as_str(), budgeted.as_str());
         let err = capture_within(&root, &names, 899).unwrap_err();
         assert_eq!(err.code(), agent_checkpoint::ErrorCode::TooLarge, "{err}");

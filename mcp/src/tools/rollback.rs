@@ -173,6 +173,15 @@ pub(crate) struct PathProblem {
     pub reason: String,
 }
 
+/// A file the capture left out for its size: not covered by a rollback.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct LeftOutFile {
+    /// The path.
+    pub path: String,
+    /// Its size in bytes when the capture looked at it.
+    pub size: u64,
+}
+
 /// Result of `rollback_checkpoint`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct RollbackResult {
@@ -192,6 +201,10 @@ pub(crate) struct RollbackResult {
     pub redo_checkpoint_id: Option<String>,
     /// Paths the redo checkpoint could not keep, and why.
     pub not_in_redo: Vec<PathProblem>,
+    /// Files the capture skipped for their size (over the core's 100 MiB
+    /// per-file limit): neither restored nor removed, left as they are.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_covered: Vec<LeftOutFile>,
     /// The root the snapshot was taken under, when it is not this one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub other_root: Option<String>,
@@ -207,6 +220,12 @@ impl ToolOutput for RollbackResult {
             self.conflicts.len(),
             if self.ok { "ok" } else { "NOT ok" }
         );
+        if !self.not_covered.is_empty() {
+            text.push_str(&format!(
+                " {} file(s) not covered (skipped by the capture for their size), left as they are.",
+                self.not_covered.len()
+            ));
+        }
         if let Some(redo) = &self.redo_checkpoint_id {
             text.push_str(&format!(" To undo this rollback, roll back to {redo}."));
         }
@@ -368,6 +387,14 @@ pub(crate) fn rollback_result(
         ),
         conflicts: report.conflicts,
         redo_checkpoint_id,
+        not_covered: report
+            .not_covered
+            .into_iter()
+            .map(|n| LeftOutFile {
+                path: n.path,
+                size: n.size,
+            })
+            .collect(),
         not_in_redo: problems(
             report
                 .not_in_redo

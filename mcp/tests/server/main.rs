@@ -11,6 +11,7 @@ mod confinement;
 mod diffs;
 mod git_store;
 mod golden;
+mod large_files;
 mod measure;
 mod memory;
 mod protocol;

@@ -24,7 +24,8 @@ async fn child_capture_over_the_limit() {
     let dir = std::path::PathBuf::from(dir);
     let mut client = Client::start(&dir, &ServerOptions::default());
     client.initialize().await;
-    // The two files of 1000 MB, each under the core's 1 GiB limit.
+    // The two files of 1000 MB: refused by the call's limit (from
+    // their sizes) before the core's per-file limit would skip them.
     let refused = client
         .call(
             "capture_checkpoint",
@@ -65,11 +66,9 @@ fn sparse(path: &std::path::Path, size: u64) -> bool {
 fn capture_over_the_request_limit_reads_nothing_under_ulimit() {
     let dir = tempfile::tempdir().unwrap();
     const BIG: u64 = 1_000_000_000;
-    const {
-        assert!(
-            DEFAULT_MAX_CAPTURE_BYTES < 2 * BIG && BIG < agent_checkpoint::DEFAULT_MAX_FILE_BYTES
-        )
-    };
+    // Over the call's limit together; each over the per-file limit too,
+    // which alone would only skip them: the call's limit refuses first.
+    const { assert!(DEFAULT_MAX_CAPTURE_BYTES < 2 * BIG) };
     if !sparse(&dir.path().join("big1.bin"), BIG) || !sparse(&dir.path().join("big2.bin"), BIG) {
         eprintln!("memory: SKIPPED: no sparse files here");
         return;
