@@ -279,3 +279,71 @@ fn ssh_format_without_a_signing_key_logs_and_writes_unsigned() {
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(lines[0].contains("user.signingKey"), "{lines:?}");
 }
+
+/// A stand-in for `gpg` that records its arguments and payload and answers
+/// as gpg does (`SIG_CREATED` on the status fd) unless `status` is empty.
+fn fake_gpg(dir: &Path, name: &str, status: &str) -> String {
+    script(
+        dir,
+        name,
+        &format!(
+            "printf '%s\\n' \"$@\" > \"$0.args\"\ncat > \"$0.payload\"\n\
+             echo '[GNUPG:] KEY_CONSIDERED ABC 0' >&2\n{status}\n\
+             printf -- '-----BEGIN PGP SIGNATURE-----\\n\\nfake\\n-----END PGP SIGNATURE-----\\n'"
+        ),
+    )
+}
+
+#[test]
+fn openpgp_runs_gpg_program_with_gits_arguments_and_the_committer_as_key() {
+    let repo = TestRepo::new();
+    repo.git(&["config", "commit.gpgSign", "true"]);
+    let program = fake_gpg(
+        repo.home.path(),
+        "gpg",
+        "echo '[GNUPG:] SIG_CREATED D 22 8 00 1 ABC' >&2",
+    );
+    repo.git(&["config", "gpg.program", &program]);
+    let (log, lines) = captured();
+    let written = open(&repo, options(log))
+        .write_session(&SessionWrite::new(ID, "s1"))
+        .unwrap();
+    assert!(
+        lines.lock().unwrap().is_empty(),
+        "{:?}",
+        lines.lock().unwrap()
+    );
+    let raw = repo.git(&["cat-file", "commit", &written.commit]);
+    let committer = raw
+        .lines()
+        .find_map(|l| l.strip_prefix("committer "))
+        .unwrap();
+    let ident = &committer[..=committer.find('>').unwrap()];
+    let args = std::fs::read_to_string(format!("{program}.args")).unwrap();
+    assert_eq!(args, format!("--status-fd=2\n-bsau\n{ident}\n"));
+    let header = "gpgsig -----BEGIN PGP SIGNATURE-----\n \n fake\n -----END PGP SIGNATURE-----\n";
+    let head = raw.split("\n\n").next().unwrap();
+    assert!(format!("{head}\n").ends_with(header), "{raw}");
+    let payload = std::fs::read_to_string(format!("{program}.payload")).unwrap();
+    assert_eq!(payload, raw.replacen(header, "", 1), "the signed bytes");
+    repo.assert_fsck();
+}
+
+#[test]
+fn openpgp_without_sig_created_on_the_status_fd_is_unsigned() {
+    let repo = TestRepo::new();
+    repo.git(&["config", "commit.gpgSign", "true"]);
+    repo.git(&["config", "user.signingKey", "ABC"]);
+    let program = fake_gpg(repo.home.path(), "gpg", "");
+    repo.git(&["config", "gpg.program", &program]);
+    let (log, lines) = captured();
+    let written = open(&repo, options(log))
+        .write_session(&SessionWrite::new(ID, "s1"))
+        .unwrap();
+    let args = std::fs::read_to_string(format!("{program}.args")).unwrap();
+    assert_eq!(args, "--status-fd=2\n-bsau\nABC\n");
+    assert!(!headers(&repo, &written.commit).contains("gpgsig"));
+    let lines = lines.lock().unwrap();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("SIG_CREATED"), "{lines:?}");
+}
