@@ -4,6 +4,9 @@
 //! `git push <url> 'refs/entire/checkpoints/*:refs/entire/checkpoints/*'`,
 //! each to a fresh empty remote: a bare repository over `file://`, and the
 //! same served by `git daemon` on 127.0.0.1 (started and killed here).
+//! Then a fresh clone fetches them all treeless and lists them
+//! (`Store::fetch_all` + `Store::list`) against `git fetch
+//! --filter=blob:none` of the same refs + `git for-each-ref`.
 //! BENCHMARKS.md, "Pushing checkpoints". Run in release:
 //!
 //! ```text
@@ -183,6 +186,88 @@ fn main() -> Res<()> {
     println!("|---|---|---|---|");
     for (k, label) in ["file://", "git daemon"].into_iter().enumerate() {
         let (a, b) = (median(ours[k].clone()), median(by_hand[k].clone()));
+        println!(
+            "| {label} | {:.2} s | {:.2} s | {:.2} |",
+            a.as_secs_f64(),
+            b.as_secs_f64(),
+            a.as_secs_f64() / b.as_secs_f64()
+        );
+    }
+
+    // Fetch: a fresh clone takes every checkpoint treeless and lists them,
+    // against git's own treeless fetch of the same refs and a listing of
+    // them, from the last remote pushed to (filters allowed).
+    let last = format!("r{remote_no}.git");
+    git(
+        &base.path().join(&last),
+        &["config", "uploadpack.allowFilter", "true"],
+    )?;
+    let mut ours_fetch = [Vec::new(), Vec::new()];
+    let mut git_fetch = [Vec::new(), Vec::new()];
+    for round in 0..rounds {
+        for (k, label) in ["file://", "git daemon"].into_iter().enumerate() {
+            let url = match k {
+                0 => format!("file://{}", base.path().join(&last).display()),
+                _ => format!("git://127.0.0.1:{}/{last}", daemon.port),
+            };
+            let clone = tempfile::tempdir()?;
+            git(clone.path(), &["init", "-q"])?;
+            git(clone.path(), &["remote", "add", "origin", &url])?;
+            let store = Store::open(clone.path())?;
+            let t = Instant::now();
+            let report = store.fetch_all("origin")?;
+            let listed = store.list()?;
+            let ours_time = t.elapsed();
+            if !report.treeless || listed.len() != names.len() {
+                return Err(format!(
+                    "fetch: treeless {}, {} listed of {}",
+                    report.treeless,
+                    listed.len(),
+                    names.len()
+                )
+                .into());
+            }
+            let clone = tempfile::tempdir()?;
+            git(clone.path(), &["init", "-q"])?;
+            git(clone.path(), &["remote", "add", "origin", &url])?;
+            let t = Instant::now();
+            git(
+                clone.path(),
+                &[
+                    "fetch",
+                    "--quiet",
+                    "--no-tags",
+                    "--filter=blob:none",
+                    "origin",
+                    "refs/entire/checkpoints/*:refs/entire/checkpoints/*",
+                ],
+            )?;
+            let listing = git(
+                clone.path(),
+                &[
+                    "for-each-ref",
+                    "--format=%(refname) %(objectname)",
+                    "refs/entire/checkpoints/",
+                ],
+            )?;
+            let hand_time = t.elapsed();
+            if listing.lines().count() != names.len() {
+                return Err("git fetch did not bring every ref".into());
+            }
+            println!(
+                "round {round} {label:>10}: Store::fetch_all + list {:.2} s, git fetch --filter=blob:none + for-each-ref {:.2} s",
+                ours_time.as_secs_f64(),
+                hand_time.as_secs_f64()
+            );
+            ours_fetch[k].push(ours_time);
+            git_fetch[k].push(hand_time);
+        }
+    }
+    println!();
+    println!("| server | Store::fetch_all + list | git fetch --filter=blob:none + for-each-ref | ratio |");
+    println!("|---|---|---|---|");
+    for (k, label) in ["file://", "git daemon"].into_iter().enumerate() {
+        let (a, b) = (median(ours_fetch[k].clone()), median(git_fetch[k].clone()));
         println!(
             "| {label} | {:.2} s | {:.2} s | {:.2} |",
             a.as_secs_f64(),

@@ -70,6 +70,7 @@ mod session;
 mod session_write;
 pub mod shadow;
 mod sharing;
+mod signing;
 pub mod snapshots;
 mod store;
 mod timestamp;
@@ -97,6 +98,7 @@ pub use shadow::{
     CleanedBranch, Condensed, ShadowBranchInfo, ShadowLogQuery, ShadowStep, ShadowStepInfo,
     SkippedFile, StepResult, DEFAULT_MAX_UNTRACKED_BYTES,
 };
+pub use signing::{stderr_log, LogSink, SIGN_TIMEOUT};
 pub use snapshots::{snapshot_ref, SNAPSHOT_REF_PREFIX};
 pub use store::{SessionWritten, Store, StoreOptions, DEFAULT_LOCK_WAIT, MAX_WAIT_FACTOR};
 pub use timestamp::Timestamp;

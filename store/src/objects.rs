@@ -250,6 +250,22 @@ pub(crate) fn write_commit(
     message: &str,
     who: &gix::actor::Signature,
 ) -> Result<ObjectId> {
+    let commit = encode_commit(repo, tree, parent, message, who)?;
+    write_encoded_commit(repo, &commit)
+}
+
+/// The bytes of a commit of `tree` on `parent` as [`write_commit`] writes
+/// it: signed when the repository asks for it ([`crate::signing`]).
+///
+/// # Errors
+/// When the commit cannot be encoded (never because signing failed).
+pub(crate) fn encode_commit(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    parent: Option<ObjectId>,
+    message: &str,
+    who: &gix::actor::Signature,
+) -> Result<Vec<u8>> {
     let commit = gix::objs::Commit {
         tree,
         parents: parent.into_iter().collect(),
@@ -259,8 +275,20 @@ pub(crate) fn write_commit(
         message: BString::from(message),
         extra_headers: Vec::new(),
     };
-    repo.write_object(&commit)
-        .map(|id| id.detach())
+    crate::signing::encode_commit(repo, &commit)
+}
+
+/// Writes the commit whose encoded bytes are `commit` (from
+/// [`crate::signing::encode_commit`]).
+pub(crate) fn write_encoded_commit(repo: &gix::Repository, commit: &[u8]) -> Result<ObjectId> {
+    use gix::objs::Write as _;
+    let id = gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Commit, commit)
+        .map_err(|e| git_error("hashing a commit", e))?;
+    if repo.has_object(id) {
+        return Ok(id);
+    }
+    repo.objects
+        .write_buf(gix::objs::Kind::Commit, commit)
         .map_err(|e| git_error("writing a commit", e))
 }
 

@@ -16,6 +16,7 @@ use crate::redaction::Redact;
 use crate::ref_update::{self, cas_edit, Proposal};
 use crate::session::{Author, SessionWrite};
 use crate::session_write::{validate, PreparedSession};
+use crate::signing::{self, LogSink, SigningPolicy};
 use crate::snapshots::{self, snapshot_ref, snapshot_sha256};
 use crate::{refs_backend, sharing, trust, undo};
 use agent_checkpoint::{
@@ -47,6 +48,17 @@ pub struct StoreOptions {
     /// one process, the store opened last on a repository sets it for
     /// that repository.
     pub lock_wait: Duration,
+    /// Whether the commits the store writes are signed: `None` (the
+    /// default) follows git's `commit.gpgSign`; `Some(true)` signs with
+    /// the signer git's configuration names (`gpg.format`,
+    /// `user.signingKey`, `gpg.*.program`) even when `commit.gpgSign` is
+    /// off; `Some(false)` never signs. Signing is best effort: a failure
+    /// leaves the commit unsigned and logs one line to [`StoreOptions::log`].
+    pub sign_commits: Option<bool>,
+    /// Where the store logs what it does not fail for (a commit left
+    /// unsigned); default [`crate::stderr_log`]. Within one process, the
+    /// store opened last on a repository sets it for that repository.
+    pub log: LogSink,
 }
 
 impl std::fmt::Debug for StoreOptions {
@@ -56,6 +68,7 @@ impl std::fmt::Debug for StoreOptions {
             .field("transcript_chunk_bytes", &self.transcript_chunk_bytes)
             .field("fetch_missing_from", &self.fetch_missing_from)
             .field("lock_wait", &self.lock_wait)
+            .field("sign_commits", &self.sign_commits)
             .finish_non_exhaustive()
     }
 }
@@ -76,7 +89,24 @@ impl StoreOptions {
             transcript_chunk_bytes: MAX_CHUNK_BYTES,
             fetch_missing_from: None,
             lock_wait: DEFAULT_LOCK_WAIT,
+            sign_commits: None,
+            log: crate::signing::stderr_log(),
         }
+    }
+
+    /// Signs every commit, or none, whatever `commit.gpgSign` says
+    /// ([`StoreOptions::sign_commits`]).
+    #[must_use]
+    pub fn sign_commits(mut self, sign: bool) -> StoreOptions {
+        self.sign_commits = Some(sign);
+        self
+    }
+
+    /// Sets where the store's log lines go ([`StoreOptions::log`]).
+    #[must_use]
+    pub fn log(mut self, log: LogSink) -> StoreOptions {
+        self.log = log;
+        self
     }
 
     /// Sets the lock wait ([`StoreOptions::lock_wait`]).
@@ -203,6 +233,13 @@ impl Store {
             LockPolicy {
                 wait: options.lock_wait,
                 sharing: sharing::of(&local),
+            },
+        );
+        signing::register(
+            &common_dir,
+            SigningPolicy {
+                sign: options.sign_commits,
+                log: options.log.clone(),
             },
         );
         Ok(Store {

@@ -100,9 +100,8 @@ fn write_replayed(
         message: original.message.as_str().into(),
         extra_headers: Vec::new(),
     };
-    repo.write_object(&commit)
-        .map(|id| id.detach())
-        .map_err(|e| objects::git_error("writing a replayed commit", e))
+    let commit = crate::signing::encode_commit(repo, &commit)?;
+    objects::write_encoded_commit(repo, &commit)
 }
 
 struct Merger<'a> {

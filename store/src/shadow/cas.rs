@@ -43,29 +43,12 @@ pub(crate) fn write_commit(
     message: &str,
     who: &gix::actor::Signature,
 ) -> Result<(ObjectId, bool)> {
-    let commit = gix::objs::Commit {
-        tree,
-        parents: parent.into_iter().collect(),
-        author: who.clone(),
-        committer: who.clone(),
-        encoding: None,
-        message: message.into(),
-        extra_headers: Vec::new(),
-    };
-    let id = commit_id(repo, &commit)?;
+    let commit = objects::encode_commit(repo, tree, parent, message, who)?;
+    let id = gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Commit, &commit)
+        .map_err(|e| git_error("hashing a commit", e))?;
     let existed = repo.has_object(id);
-    let written = objects::write_commit(repo, tree, parent, message, who)?;
+    let written = objects::write_encoded_commit(repo, &commit)?;
     Ok((written, !existed))
-}
-
-fn commit_id(repo: &gix::Repository, commit: &gix::objs::Commit) -> Result<ObjectId> {
-    use gix::objs::WriteTo;
-    let mut buf = Vec::new();
-    commit
-        .write_to(&mut buf)
-        .map_err(|e| git_error("encoding a commit", e))?;
-    gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Commit, &buf)
-        .map_err(|e| git_error("hashing a commit", e))
 }
 
 /// Runs `build` under the lock of `branch` until its commit lands (or it
