@@ -45,6 +45,8 @@ pub const SECRET_ASSIGNMENT: Rule = Rule {
         "accessKey",
         "private_key",
         "privateKey",
+        "secret_key",
+        "secret-key",
         "secretKey",
         "auth_key",
         "authKey",
@@ -58,10 +60,11 @@ pub const SECRET_ASSIGNMENT: Rule = Rule {
         r"(?:(?i:[a-z0-9_-]*(?:token|secret|password|passwd|pwd|api[_-]?key|access[_-]?key|private[_-]?key|secret[_-]?key|auth[_-]?key)|(?:[a-z0-9_-]*[_-])?auth)|[a-z0-9_-]*[a-z0-9]Auth)",
         // The glue: closing quote, `:`, `=`, `:=` or `=>`, opening quote.
         r#"["']?[ \t]{0,4}(?::=|=>|[:=])[ \t]{0,4}["']?"#,
-        // The value, not ending in a sentence's full stop.
-        "(",
+        // The value, not starting with `?` (`${X:?message}`), not ending
+        // in a sentence's full stop.
+        "([A-Za-z0-9_~+/=!@#$%^*.-]",
         value_class!(),
-        "{7,255}[A-Za-z0-9_~+/=!@#$%^*?-])",
+        "{6,254}[A-Za-z0-9_~+/=!@#$%^*?-])",
         r#"(?:["'\s,;}\]\)&<>]|\.(?:\s|$)|$)"#
     ),
     check: Some(crate::assign::is_secretish),
@@ -78,10 +81,13 @@ pub const SECRET_KEYWORD_VALUE: Rule = Rule {
         "secret",
         "password",
         "api key",
+        "API key",
+        "API Key",
         "api_key",
         "api-key",
         "apikey",
         "access key",
+        "Access Key",
         "auth key",
     ],
     any_case: true,
