@@ -92,7 +92,9 @@ pub const SECRET_KEYWORD_VALUE: Rule = Rule {
     ],
     any_case: true,
     anchor: Anchor::Keyword,
-    word_start: false,
+    // The word starts there: `input_tokens`, `MY_TOKEN` are left to the
+    // assignment rule (and most keyword hits end here, before the regex).
+    word_start: true,
     pattern: concat!(
         r"(?i:token|secret|password|api[ _-]?key|access key|auth key)s?",
         // The gap: spaces (`is`, `was`, `of`, `value` allowed) or `:` / `=`,
