@@ -5,7 +5,9 @@
 //! `password`, `passwd` or `pwd` (`PWD` alone, the shell's working directory,
 //! is not one). The same test names the JSON keys whose value is replaced.
 
-use crate::placeholders::{is_placeholder, is_reference};
+use crate::placeholders::{
+    is_placeholder, is_reference, is_typed_sequence, names_a_stand_in, reads_as_words,
+};
 use crate::text::{scan_back, skip_escape_letter};
 
 /// Words that make a `..._PASSWORD` name a database credential.
@@ -163,18 +165,35 @@ pub fn is_secret_value(value: &str) -> bool {
     !is_placeholder(value) && !is_reference(value)
 }
 
+/// Punctuation that passwords hold, counted with the digits: a value
+/// mixing letters with one of these is no plain word.
+const PASSWORD_PUNCTUATION: &[u8] = b"!@#$%^*?~";
+
 /// A value beside a secret's name (`api_key = …`, `"token": …`) that has
 /// the shape of a secret: not a placeholder or a reference, 8 bytes or
-/// more, and either letters mixed with digits that do not read as an
-/// identifier (`hunter2x`, `Zr8K…`; not `sha256`, `utf8`-style words, nor
-/// `v1.2.3` versions), or hex of 16 or more, a UUID, or 12 digits or more
-/// (the shapes entropy alone can never reach).
+/// more, and either letters mixed with digits or password punctuation
+/// (`!@#$%^*?~`) that do not read as an identifier (`hunter2x`, `Zr8K…`,
+/// `P@ssw0rd!`; not `sha256`, `utf8`-style words, `v1.2.3` versions,
+/// camelCase words such as `createSecretKeySpecFromBase64`, nor dotted
+/// references such as `process.env.TOKEN`), or hex of 16 or more, a UUID,
+/// or 12 digits or more (the shapes entropy alone can never reach). Never
+/// a URL, an e-mail address, a value typed in order (`1234567890abcdef…`)
+/// or one that names a stand-in (`your-api-key-1`, `dummy_token_2`).
 pub fn is_secretish(value: &str) -> bool {
     let b = value.as_bytes();
     if b.len() < 8 || !is_secret_value(value) || CODE_WORDS.contains(&value) {
         return false;
     }
     if b[0] == b'/' || b[0] == b'.' || b[0] == b'-' {
+        return false;
+    }
+    if value.contains("://")
+        || is_email(b)
+        || is_dotted_reference(b)
+        || is_typed_sequence(value)
+        || names_a_stand_in(value)
+        || reads_as_words(value)
+    {
         return false;
     }
     // A filler (`0123 0123 …`, `abab…`) is no secret: 5 distinct bytes at least.
@@ -189,19 +208,15 @@ pub fn is_secretish(value: &str) -> bool {
         && b.iter().any(u8::is_ascii_digit)
         && b.iter().any(u8::is_ascii_alphabetic);
     let digits = b.iter().all(u8::is_ascii_digit);
-    let uuid = b.len() == 36
-        && b.iter().enumerate().all(|(i, &c)| {
-            if matches!(i, 8 | 13 | 18 | 23) {
-                c == b'-'
-            } else {
-                c.is_ascii_hexdigit()
-            }
-        });
+    let uuid = is_uuid(b);
     if uuid || (digits && b.len() >= 12) || (hex && b.len() >= 16) {
         return true;
     }
     let letters = b.iter().filter(|c| c.is_ascii_alphabetic()).count();
-    let numbers = b.iter().filter(|c| c.is_ascii_digit()).count();
+    let numbers = b
+        .iter()
+        .filter(|c| c.is_ascii_digit() || PASSWORD_PUNCTUATION.contains(c))
+        .count();
     if letters == 0 || numbers == 0 {
         return false;
     }
@@ -215,6 +230,66 @@ pub fn is_secretish(value: &str) -> bool {
             s.iter().all(u8::is_ascii_digit)
                 || s.iter().all(u8::is_ascii_alphabetic)
                 || (s.len() <= 3 && s[0].is_ascii_alphabetic())
+        })
+}
+
+/// A value a secret word announces without an assignment (`api key is
+/// …`, `Token: …`): a strong shape only, as [`is_secretish`] sees it — a
+/// UUID, hex of 32 or more, 16 digits or more, or 16+ bytes of base64
+/// mixing upper case, lower case and digits.
+pub fn is_keyword_gated_value(value: &str) -> bool {
+    let b = value.as_bytes();
+    if !is_secretish(value) {
+        return false;
+    }
+    let hex = b.iter().all(u8::is_ascii_hexdigit);
+    let digits = b.iter().all(u8::is_ascii_digit);
+    if is_uuid(b) || (digits && b.len() >= 16) || (hex && !digits && b.len() >= 32) {
+        return true;
+    }
+    !hex && b.len() >= 16
+        && b.iter().any(u8::is_ascii_uppercase)
+        && b.iter().any(u8::is_ascii_lowercase)
+        && b.iter().any(u8::is_ascii_digit)
+}
+
+/// 8-4-4-4-12 hex digits.
+fn is_uuid(b: &[u8]) -> bool {
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                c == b'-'
+            } else {
+                c.is_ascii_hexdigit()
+            }
+        })
+}
+
+/// `name@host.tld`: an address, not a password.
+fn is_email(b: &[u8]) -> bool {
+    let Some(at) = b.iter().position(|&c| c == b'@') else {
+        return false;
+    };
+    let (local, host) = (&b[..at], &b[at + 1..]);
+    let ok = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_' | b'+');
+    !local.is_empty()
+        && local.iter().all(ok)
+        && host.iter().all(ok)
+        && host
+            .rsplit(|&c| c == b'.')
+            .next()
+            .is_some_and(|tld| tld.len() >= 2 && tld.iter().all(u8::is_ascii_alphabetic))
+        && host.contains(&b'.')
+}
+
+/// `process.env.TOKEN`, `config.password2`, `self.secret`: names joined
+/// by dots, each starting with a letter or `_`.
+fn is_dotted_reference(b: &[u8]) -> bool {
+    b.contains(&b'.')
+        && b.split(|&c| c == b'.').all(|seg| {
+            seg.first()
+                .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
+                && seg.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
         })
 }
 
@@ -400,8 +475,10 @@ mod tests {
             "Zr8KpW3xQ7vL2mN9",
             "3f9c2a7e1b4d8f0a6c5e",
             "8a1b2c3d-4e5f-6789-abcd-ef0123456789",
-            "123456789012",
+            "482039174658",
             "s3cr3t-Pa55",
+            "P@ssw0rd!2024#x",
+            "Tr!ckyPass",
         ] {
             assert!(is_secretish(v), "{v}");
         }
@@ -416,8 +493,38 @@ mod tests {
             "xxxxxxxxxxxx",
             "/run/secrets/x1",
             "SecretString",
+            "123456789012",
+            "1234567890abcdef1234567890abcdef",
+            "your-api-key-1",
+            "dummy_token_42",
+            "https://api2.example.com/v1",
+            "ops2@example.com",
+            "process.env.GITHUB_TOKEN2",
+            "refreshAccessTokenWithRetry2",
         ] {
             assert!(!is_secretish(v), "{v}");
+        }
+    }
+
+    #[test]
+    fn keyword_gated_values() {
+        for v in [
+            "8a1b2c3d-4e5f-6789-abcd-ef0123456789",
+            "5e8f1a3c7b9d2e4f6a8c0b1d3e5f7a9c",
+            "4820391746582019",
+            "Zr8KpW3xQ7vL2mN9",
+        ] {
+            assert!(is_keyword_gated_value(v), "{v}");
+        }
+        for v in [
+            "3f9c2a7e1b4d8f0a",
+            "482039174658",
+            "hunter2hunter",
+            "Tr!ckyPass",
+            "kp3nw8qz1xt6vb9m",
+            "1234567890123456",
+        ] {
+            assert!(!is_keyword_gated_value(v), "{v}");
         }
     }
 

@@ -103,10 +103,15 @@ pub fn find(text: &str, mut found: impl FnMut(usize, usize)) {
         if run.len() < MIN_RUN.max(MIN_USEFUL_RUN) {
             continue;
         }
-        if above_threshold(run) && !is_sequence(run) && !is_identifier(run) {
+        if above_threshold(run)
+            && !is_sequence(run)
+            && !is_identifier(run)
+            && !named_as_hash(bytes, start)
+        {
             // `MY_TOKEN=<secret>`: the name stays (a bare lower-case word
             // such as `key=` goes with the value, as the Entire CLI has it).
             match assignment_value(run) {
+                Some(v) if is_hash_name(&run[..v - 1]) => {}
                 Some(v) if keeps_name(&run[..v - 1]) => {
                     let value = &run[v..];
                     if !is_identifier(value) && !is_sequence(value) {
@@ -133,6 +138,68 @@ pub fn assignment_value(run: &[u8]) -> Option<usize> {
     (is_name && value.len() >= 8 && value[0] != b'=').then_some(eq + 1)
 }
 
+/// Names of a digest (their last word, any case): a value after one is a
+/// hash of something public, named as such (`"sha256": "…"`,
+/// `checksum=…`, `etag: "…"`, `commit …`), not a secret.
+const HASH_WORDS: [&str; 18] = [
+    "sha",
+    "sha1",
+    "sha256",
+    "sha384",
+    "sha512",
+    "md5",
+    "blake3",
+    "hash",
+    "digest",
+    "checksum",
+    "integrity",
+    "etag",
+    "commit",
+    "version",
+    "rev",
+    "revision",
+    "oid",
+    "fingerprint",
+];
+
+/// A name whose last word (after `_`, `-`, `.` or a camelCase boundary) is
+/// one of [`HASH_WORDS`].
+fn is_hash_name(name: &[u8]) -> bool {
+    let from = name
+        .iter()
+        .rposition(|&b| matches!(b, b'_' | b'-' | b'.'))
+        .map_or(0, |p| p + 1);
+    let mut word = &name[from..];
+    if let Some(p) = word.iter().rposition(u8::is_ascii_uppercase) {
+        if p > 0 && word[p - 1].is_ascii_lowercase() {
+            word = &word[p..];
+        }
+    }
+    HASH_WORDS
+        .iter()
+        .any(|h| word.eq_ignore_ascii_case(h.as_bytes()))
+}
+
+/// The run at `start` is the value of a digest's name: `sha256:…`,
+/// `"checksum": "…`, `etag = '…`, `commit …` (up to 8 bytes of quotes,
+/// spaces, `:` and `=` between them).
+fn named_as_hash(bytes: &[u8], start: usize) -> bool {
+    let mut i = start;
+    while i > 0
+        && start - i < 8
+        && matches!(bytes[i - 1], b'"' | b'\'' | b' ' | b'\t' | b':' | b'=')
+    {
+        i -= 1;
+    }
+    if i == start {
+        return false;
+    }
+    let name_start = crate::text::scan_back(bytes, i, 64, |b| {
+        b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
+    });
+    is_hash_name(&bytes[name_start..i])
+}
+
 /// The name of an assignment is kept unless it is one lower-case word
 /// (`key`, `token`: the Entire CLI redacts `key=<secret>` whole).
 fn keeps_name(name: &[u8]) -> bool {
@@ -149,6 +216,7 @@ fn is_sequence(run: &[u8]) -> bool {
 /// ref name made file name: `refs_entire_checkpoints_ZN_<ULID>`).
 fn is_identifier(run: &[u8]) -> bool {
     is_ulid(run)
+        || std::str::from_utf8(run).is_ok_and(crate::placeholders::reads_as_words)
         || run
             .split(|&b| matches!(b, b'-' | b'_' | b'.' | b'='))
             .filter(|seg| !seg.is_empty())
@@ -276,6 +344,25 @@ mod tests {
         assert_eq!(runs("libagent-q8Zr2LmX0vB7nK4tY1wE9cH6jP3sD5fGaQ").len(), 1);
         assert_eq!(runs("739TDCQS4VEZFAYX1P38V50M6RQ").len(), 1);
         assert_eq!(runs("refs_ZN_01KVBJCWYA4YW6J5M9GP655HZNq").len(), 1);
+    }
+
+    #[test]
+    fn digests_named_as_such_and_camel_case_words_are_skipped() {
+        let digest = "n4bQgYhMfWWaL+qgxVrQFaO9TxsrC4Is0V1sFbDwCgg=";
+        assert_eq!(runs(digest).len(), 1);
+        for t in [
+            format!("\"sha256\": \"{digest}\""),
+            format!("checksum={digest}"),
+            format!("etag: '{digest}'"),
+            format!("digest sha256:{digest}"),
+            format!("fileSha256 = {digest}"),
+            "getAuthenticationTokenForServiceAccountCredentials2AndRetry".to_owned(),
+        ] {
+            assert!(runs(&t).is_empty(), "{t}");
+        }
+        // Other names keep the run.
+        assert_eq!(runs(&format!("shadow: {digest}")).len(), 1);
+        assert_eq!(runs(&format!("API_SECRET={digest}")).len(), 1);
     }
 
     #[test]

@@ -19,8 +19,8 @@ use regex_automata::meta::Regex;
 use regex_automata::{Anchored, Input};
 
 use crate::placeholders::{
-    is_documented_example, is_placeholder, is_placeholder_body, ADDRESS_LABEL, EMAIL_LABEL,
-    PHONE_LABEL, REDACTED,
+    is_documented_example, is_placeholder, is_placeholder_body, is_typed_sequence, reads_as_words,
+    ADDRESS_LABEL, EMAIL_LABEL, PHONE_LABEL, REDACTED,
 };
 use crate::rules::{Anchor, Rule, RULES};
 use crate::text::{at_word_start, scan_back, skip_escape_letter};
@@ -604,14 +604,20 @@ impl Engine {
             return None;
         }
         // A token whose body after its keyword is a placeholder (`ghp_xxxx…`,
-        // `github_pat_xxxx_xxxx…`, `glsa_AAAA…`), or a documented example
-        // (AWS's `…EXAMPLE`).
+        // `github_pat_xxxx_xxxx…`, `glsa_AAAA…`, `ghp_0123456789abcdef…`),
+        // an identifier (`hf_requiredCharacteristicTypes…`), or a documented
+        // example (AWS's `…EXAMPLE`).
         let body = match (s <= kw && kw_end <= e, kw == s, kw_end == e) {
             (true, true, false) => &text[kw_end..e],
             (true, false, true) => &text[s..kw],
             _ => secret,
         };
-        if is_placeholder(body) || is_placeholder_body(body) || is_documented_example(secret) {
+        if is_placeholder(body)
+            || is_placeholder_body(body)
+            || is_typed_sequence(body)
+            || reads_as_words(body)
+            || is_documented_example(secret)
+        {
             return None;
         }
         tried.matched_until.insert(i, m.end());

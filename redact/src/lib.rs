@@ -51,6 +51,7 @@ mod entropy;
 mod error;
 mod finding;
 mod json;
+mod keyword_value;
 mod layers;
 mod personal;
 mod placeholders;

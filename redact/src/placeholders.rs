@@ -70,6 +70,162 @@ pub fn is_placeholder_body(body: &str) -> bool {
     n >= 4 && first.is_ascii_alphanumeric()
 }
 
+/// Words that mark a value as a stand-in (`your-api-key-here`,
+/// `dummy_token_1`, `example123`): a real secret's random bytes almost
+/// never spell one of them.
+const STAND_IN_WORDS: [&str; 11] = [
+    "example",
+    "placeholder",
+    "changeme",
+    "dummy",
+    "sample",
+    "fake",
+    "your",
+    "replace",
+    "insert",
+    "redacted",
+    "xxxx",
+];
+
+/// A value that says it is a stand-in: it holds one of a few words
+/// (`example`, `placeholder`, `dummy`, `sample`, `fake`, `your`, `replace`,
+/// `insert`, `changeme`, `redacted`, `xxxx`), any case.
+pub fn names_a_stand_in(value: &str) -> bool {
+    let b = value.as_bytes();
+    STAND_IN_WORDS.iter().any(|w| {
+        b.windows(w.len())
+            .any(|win| win.eq_ignore_ascii_case(w.as_bytes()))
+    })
+}
+
+/// A run typed in order (`0123456789abcdef…`, `abcdefghij…`,
+/// `1234567890abcdef1234567890abcdef`): three quarters or more of the
+/// neighbouring bytes are successive (`a`->`b`, `9`->`0`, `9`->`a`,
+/// `z`->`0`, `f`->`0`/`1` ...), 8 bytes at least. A random secret's
+/// neighbours are successive about once in sixty.
+pub fn is_typed_sequence(value: &str) -> bool {
+    let b = value.as_bytes();
+    if b.len() < 8 {
+        return false;
+    }
+    let steps = b.windows(2).filter(|w| is_step(w[0], w[1])).count();
+    steps * 4 >= (b.len() - 1) * 3
+}
+
+fn is_step(a: u8, b: u8) -> bool {
+    b == a.wrapping_add(1)
+        || matches!(
+            (a, b),
+            (b'9', b'0' | b'a' | b'A')
+                | (b'0', b'a' | b'A')
+                | (b'z' | b'Z', b'0' | b'1' | b'a' | b'A')
+                | (b'f' | b'F', b'0' | b'1')
+        )
+}
+
+/// An identifier made of words, not a secret: split at `_`, `-`, `.` and
+/// camelCase boundaries (`requiredCharacteristicTypesForDisplayMetadata`,
+/// `createSecretKeySpecFromBase64`, `refresh_access_token_v2`) it is three
+/// words or more, each all lower case, Capitalized, or an acronym of up to
+/// five capitals, each word of three letters or more holding a vowel and no
+/// five consonants in a row, words of 3.5 letters on average, and at most
+/// two numbers of at most four digits. Random tokens of mixed case and
+/// digits break into one- and two-letter pieces and fail.
+pub fn reads_as_words(value: &str) -> bool {
+    let b = value.as_bytes();
+    if b.len() < 12 || b.len() > 256 {
+        return false;
+    }
+    let (mut words, mut letters, mut numbers) = (0usize, 0usize, 0usize);
+    let mut one_letter = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if matches!(c, b'_' | b'-' | b'.') {
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let s = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            numbers += 1;
+            if i - s > 4 || numbers > 2 {
+                return false;
+            }
+            continue;
+        }
+        if !c.is_ascii_alphabetic() {
+            return false;
+        }
+        let s = i;
+        let word_end = if c.is_ascii_uppercase() {
+            // Capitals: an acronym ends before the capital that starts the
+            // next Capitalized word (`parseURLString` -> `URL`, `String`).
+            let mut j = i;
+            while j < b.len() && b[j].is_ascii_uppercase() {
+                j += 1;
+            }
+            if j - i == 1 {
+                while j < b.len() && b[j].is_ascii_lowercase() {
+                    j += 1;
+                }
+                j
+            } else if j < b.len() && b[j].is_ascii_lowercase() {
+                j - 1
+            } else {
+                j
+            }
+        } else {
+            let mut j = i;
+            while j < b.len() && b[j].is_ascii_lowercase() {
+                j += 1;
+            }
+            j
+        };
+        i = word_end;
+        let word = &b[s..word_end];
+        let acronym = word.len() > 1 && word.iter().all(u8::is_ascii_uppercase);
+        if acronym && word.len() > 5 {
+            return false;
+        }
+        if word.len() == 1 {
+            one_letter += 1;
+            if one_letter > 1 {
+                return false;
+            }
+        } else if word.len() >= 3 && !acronym && !is_pronounceable(word) {
+            return false;
+        }
+        words += 1;
+        letters += word.len();
+    }
+    words >= 3 && letters * 2 >= words * 7
+}
+
+/// A vowel (`y` counts) and no five consonants in a row.
+fn is_pronounceable(word: &[u8]) -> bool {
+    let vowel = |c: &u8| {
+        matches!(
+            c.to_ascii_lowercase(),
+            b'a' | b'e' | b'i' | b'o' | b'u' | b'y'
+        )
+    };
+    let mut run = 0;
+    for c in word {
+        if vowel(c) {
+            run = 0;
+        } else {
+            run += 1;
+            if run >= 5 {
+                return false;
+            }
+        }
+    }
+    word.iter().any(vowel)
+}
+
 /// A key from a provider's documentation, kept as the placeholder it is:
 /// AWS's `AKIAIOSFODNN7EXAMPLE` and `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`
 /// shapes (ending in `EXAMPLE` or `EXAMPLEKEY`).
@@ -188,6 +344,59 @@ mod tests {
         }
         assert!(is_documented_example("AKIAIOSFODNN7EXAMPLE"));
         assert!(!is_documented_example(concat!("AKIA", "YRWQG5EJLPZLBYNP")));
+    }
+
+    #[test]
+    fn stand_ins_sequences_and_words() {
+        for v in [
+            "your-api-key-here",
+            "DUMMY_TOKEN_1",
+            "example123",
+            "sk_test_fake42",
+        ] {
+            assert!(names_a_stand_in(v), "{v:?}");
+        }
+        for v in ["Zr8KpW3xQ7vL2mN9", "hunter2xyz", "3f9c2a7e1b4d8f0a"] {
+            assert!(!names_a_stand_in(v), "{v:?}");
+        }
+        for v in [
+            "0123456789abcdefghijklmnopqrstuvwxyz",
+            "1234567890abcdef1234567890abcdef",
+            "abcdefghijklmnopqrstuvwxyz0123456789",
+            "ABCDEFGHIJ",
+        ] {
+            assert!(is_typed_sequence(v), "{v:?}");
+        }
+        for v in [
+            "Zr8KpW3xQ7vL2mN9",
+            "3f9c2a7e1b4d8f0a6c5e",
+            "abc1",
+            "0d4e8b2f6a1c9e3d7b5f",
+        ] {
+            assert!(!is_typed_sequence(v), "{v:?}");
+        }
+        for v in [
+            "requiredCharacteristicTypesForDisplayMetadata",
+            "createSecretKeySpecFromBase64",
+            "refresh_access_token_v2",
+            "parseURLStringFromConfig",
+            "getAuthenticationTokenForServiceAccountCredentials2",
+            "AbstractSingletonProxyFactoryBean",
+        ] {
+            assert!(reads_as_words(v), "{v:?}");
+        }
+        for v in [
+            "q8Zr2LmX0vB7nK4tY1wE9c",
+            "Zr8KpW3xQ7vL2mN9",
+            "kP3nW8qZ1xT6vB9m",
+            "aB3dE6gH9jK2mN5pQ8",
+            "hunter2hunter",
+            "xkcdqrstvbnmplkj",
+            "shortWord",
+            "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+        ] {
+            assert!(!reads_as_words(v), "{v:?}");
+        }
     }
 
     #[test]

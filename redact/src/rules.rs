@@ -94,12 +94,6 @@ macro_rules! pem {
     };
 }
 
-/// A value next to a secret's name that is one: see
-/// [`crate::assign::is_secretish`].
-fn secretish(s: &str) -> bool {
-    crate::assign::is_secretish(s)
-}
-
 fn not_a_url(s: &str) -> bool {
     !s.contains("://")
 }
@@ -1072,42 +1066,8 @@ pub static RULES: &[Rule] = &[
         ..BASE
     },
     // ---- Keyword + value: a secret's name, then a value of a secret's shape
-    Rule {
-        name: "secret_assignment",
-        // The name ends in one of these words; camelCase spelled out (the
-        // keywords are matched as written, also lower, UPPER, Capitalized).
-        keywords: &[
-            "token",
-            "secret",
-            "password",
-            "passwd",
-            "api_key",
-            "api-key",
-            "Api-Key",
-            "apikey",
-            "apiKey",
-            "ApiKey",
-            "access_key",
-            "accessKey",
-            "private_key",
-            "privateKey",
-            "secretKey",
-            "auth_key",
-            "authKey",
-        ],
-        any_case: true,
-        anchor: Anchor::Ident,
-        word_start: true,
-        pattern: concat!(
-            r"(?i:[a-z0-9_-]*(?:token|secret|password|passwd|api[_-]?key|access[_-]?key|private[_-]?key|secret[_-]?key|auth[_-]?key))",
-            assign!(),
-            r#"([A-Za-z0-9_~+/=-]{8,256})(?:["'\s,;}\]\)]|$)"#
-        ),
-        check: Some(secretish),
-        max_len: 384,
-        generic: true,
-        glue_after_keyword: true,
-    },
+    // Defined in keyword_value.rs (the generic layers).
+    crate::keyword_value::SECRET_ASSIGNMENT,
     Rule {
         name: "curl_user_password",
         keywords: &["curl "],
@@ -1154,4 +1114,7 @@ pub static RULES: &[Rule] = &[
         pattern: r#"(?i:authorization)["']?[ \t]*[:=][ \t]*["']?(?i:basic)[ \t]+([A-Za-z0-9+/]{8,}={0,2})"#,
         ..BASE
     },
+    // The least specific rule, last: a span it shares with any other rule
+    // is named after that one. Defined in keyword_value.rs.
+    crate::keyword_value::SECRET_KEYWORD_VALUE,
 ];

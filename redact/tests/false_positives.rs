@@ -34,6 +34,7 @@ const DELIBERATE: &[&str] = &[
     "redact/src/lib.rs",
     "redact/src/urls.rs",
     "redact/tests/attack_redaction.rs",
+    "redact/tests/generic.rs",
     "redact/tests/properties.rs",
     "redact/tests/rules.rs",
     "store/tests/default_redaction.rs",

@@ -767,6 +767,37 @@ fn cases() -> Vec<Case> {
             near_miss: near_miss.to_owned(),
         });
     }
+    // A secret word announcing a value without an assignment: strong
+    // shapes only (UUID, 32+ hex, 16+ digits, mixed base64).
+    let mut x = g!("secret_keyword_value");
+    for (before, secret, after, near_miss) in [
+        (
+            "the api key is ",
+            x.r(HEX, 32),
+            " for staging",
+            "the api key is 3f9c2a7e1b4d8f0a for staging".to_owned(),
+        ),
+        (
+            "npm token ",
+            uuid(&mut x),
+            "\n",
+            "npm token expired at 1712345678\n".to_owned(),
+        ),
+        (
+            "access key ",
+            format!("{}4aZ", x.r(AN, 21)),
+            "\n",
+            format!("access key {}\n", low(LETTERS, 24)),
+        ),
+    ] {
+        c.push(case(
+            "secret_keyword_value",
+            before,
+            secret,
+            after,
+            near_miss,
+        ));
+    }
     let mut x = g!("curl_user_password");
     c.push(case(
         "curl_user_password",
