@@ -71,6 +71,7 @@ mod session_write;
 pub mod shadow;
 mod sharing;
 pub mod snapshots;
+pub mod storage;
 mod store;
 mod timestamp;
 mod trust;
@@ -97,6 +98,10 @@ pub use shadow::{
     SkippedFile, StepResult, DEFAULT_MAX_UNTRACKED_BYTES,
 };
 pub use snapshots::{snapshot_ref, SNAPSHOT_REF_PREFIX};
+pub use storage::{
+    DuEntry, DuReport, EntryKind, GcOptions, GcReport, RemovedCheckpoint, RemovedSnapshot,
+    Retention, SessionUsage, Usage,
+};
 pub use store::{SessionWritten, Store, StoreOptions, DEFAULT_LOCK_WAIT, MAX_WAIT_FACTOR};
 pub use timestamp::Timestamp;
 
