@@ -21,6 +21,7 @@ mod shadow;
 mod snapshot_commands;
 mod store;
 mod store_remote;
+mod store_storage;
 #[cfg(test)]
 mod test_git;
 

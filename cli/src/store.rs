@@ -121,6 +121,8 @@ enum StoreCommand {
     },
     #[command(flatten)]
     Remote(crate::store_remote::RemoteCommand),
+    #[command(flatten)]
+    Storage(crate::store_storage::StorageCommand),
 }
 
 /// Runs one `store` subcommand; `quiet` silences the progress of `push`
@@ -308,6 +310,7 @@ pub(crate) fn run_with(
         StoreCommand::Remote(command) => {
             crate::store_remote::run(&store, command, json, out, progress)
         }
+        StoreCommand::Storage(command) => crate::store_storage::run(&store, command, json, out),
     }
 }
 
@@ -349,6 +352,49 @@ mod tests {
     }
 
     const ULID: &str = "01KVBJCWYA4YW6J5M9GP655HZN";
+
+    #[test]
+    fn du_and_gc() {
+        let dir = repo();
+        let snap = dir.path().join("snap.json");
+        let work = tempfile::tempdir().unwrap();
+        std::fs::write(work.path().join("f.txt"), "before\n").unwrap();
+        let root = agent_checkpoint::CapRoot::open(
+            work.path(),
+            agent_checkpoint::root::ambient_authority(),
+        )
+        .unwrap();
+        let text = agent_checkpoint::capture(&root, ["f.txt"], &Default::default())
+            .unwrap()
+            .into_string();
+        std::fs::write(&snap, text).unwrap();
+        for id in ["a00000000001", "a00000000002"] {
+            let args = ["write", "--id", id, "--session", "s", "--snapshot"];
+            let mut argv: Vec<&str> = args.to_vec();
+            argv.push(snap.to_str().unwrap());
+            store(dir.path(), &argv).unwrap();
+        }
+        let (code, out) = store(dir.path(), &["du", "--json"]).unwrap();
+        assert_eq!(code, ExitCode::SUCCESS);
+        let du: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(du["snapshots"]["refs"], 2);
+        assert!(du["total_bytes"].as_u64().unwrap() > 0);
+
+        let (_, out) = store(dir.path(), &["gc", "--keep", "1", "--dry-run"]).unwrap();
+        assert!(
+            out.contains("would remove refs/entire/snapshots/01/a00000000001"),
+            "{out}"
+        );
+        let (_, out) = store(dir.path(), &["du", "--json"]).unwrap();
+        let du: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(du["snapshots"]["refs"], 2, "a dry run removes nothing");
+        let (_, out) = store(dir.path(), &["--json", "gc", "--keep", "1"]).unwrap();
+        let gc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(gc["removed_snapshots"][0]["reason"], "beyond_retention");
+        assert!(gc["objects_removed"].as_u64().unwrap() > 0);
+        let err = store(dir.path(), &["gc", "--older-than", "soon"]).unwrap_err();
+        assert_eq!(err.code().as_str(), "invalid_argument");
+    }
 
     #[test]
     fn write_show_session_list() {

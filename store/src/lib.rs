@@ -72,6 +72,7 @@ pub mod shadow;
 mod sharing;
 mod signing;
 pub mod snapshots;
+pub mod storage;
 mod store;
 mod timestamp;
 mod trust;
@@ -100,6 +101,10 @@ pub use shadow::{
 };
 pub use signing::{stderr_log, LogSink, SIGN_TIMEOUT};
 pub use snapshots::{snapshot_ref, SNAPSHOT_REF_PREFIX};
+pub use storage::{
+    DuEntry, DuReport, EntryKind, GcOptions, GcReport, RemovedCheckpoint, RemovedSnapshot,
+    Retention, SessionUsage, Usage,
+};
 pub use store::{SessionWritten, Store, StoreOptions, DEFAULT_LOCK_WAIT, MAX_WAIT_FACTOR};
 pub use timestamp::Timestamp;
 

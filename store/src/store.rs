@@ -291,6 +291,12 @@ impl Store {
             undo::check_snapshot(snapshot)?;
         }
         let repo = self.local();
+        // Read before anything is written: a retention that does not
+        // parse fails the write whole.
+        let retention = match &write.snapshot {
+            Some(_) => Some(crate::storage::Retention::from_config(&repo)?),
+            None => None,
+        };
         let prepared = PreparedSession::new(
             &repo,
             write,
@@ -334,6 +340,12 @@ impl Store {
                 Ok((slot, Some(commit.to_string())))
             },
         )?;
+        if let Some(retention) = retention {
+            // The write landed: a retention that cannot run now (a git
+            // lock in the way) is left to the next write or `gc`, never
+            // reported as a failed write.
+            let _ = crate::storage::apply_on_write(&repo, &self.common_dir, &retention, &who);
+        }
         Ok(SessionWritten {
             commit: commit.to_string(),
             ref_name: place.ref_name().to_owned(),

@@ -67,6 +67,34 @@ impl Store {
             .collect())
     }
 
+    /// The shadow branches no session needs (what [`Store::shadow_clean`]
+    /// deletes), each with its tip and why, touching nothing.
+    ///
+    /// # Errors
+    /// As [`Store::shadow_clean`].
+    pub(crate) fn unneeded_branches(&self, repo: &gix::Repository) -> Result<Vec<CleanedBranch>> {
+        let condensed = self.condensed_sessions()?;
+        let mut out = Vec::new();
+        for (branch, tip) in branches(repo)? {
+            let prefix = parse_shadow_branch_name(&branch)
+                .map(|p| p.commit_prefix)
+                .unwrap_or_default();
+            let reason = if commits_with_prefix(repo, &prefix).is_empty() {
+                "base_commit_gone"
+            } else if sessions_on(repo, tip)?.is_subset(&condensed) {
+                "sessions_condensed"
+            } else {
+                continue;
+            };
+            out.push(CleanedBranch {
+                branch,
+                tip: tip.to_string(),
+                reason: reason.to_owned(),
+            });
+        }
+        Ok(out)
+    }
+
     /// Deletes the shadow branches no session needs: whose base commit is
     /// gone, or whose every session has a persistent checkpoint. A branch
     /// that moves meanwhile is kept. Returns what was deleted.
@@ -76,25 +104,13 @@ impl Store {
     /// error from the ref store.
     pub fn shadow_clean(&self) -> Result<Vec<CleanedBranch>> {
         let repo = self.local();
-        let condensed = self.condensed_sessions()?;
         let mut out = Vec::new();
-        for (branch, tip) in branches(&repo)? {
-            let prefix = parse_shadow_branch_name(&branch)
-                .map(|p| p.commit_prefix)
-                .unwrap_or_default();
-            let reason = if commits_with_prefix(&repo, &prefix).is_empty() {
-                "base_commit_gone"
-            } else if sessions_on(&repo, tip)?.is_subset(&condensed) {
-                "sessions_condensed"
-            } else {
+        for cleaned in self.unneeded_branches(&repo)? {
+            let Ok(tip) = ObjectId::from_hex(cleaned.tip.as_bytes()) else {
                 continue;
             };
-            if cas::delete(&repo, &self.common_dir, &branch, tip)? {
-                out.push(CleanedBranch {
-                    branch,
-                    tip: tip.to_string(),
-                    reason: reason.to_owned(),
-                });
+            if cas::delete(&repo, &self.common_dir, &cleaned.branch, tip)? {
+                out.push(cleaned);
             }
         }
         Ok(out)

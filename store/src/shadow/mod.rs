@@ -26,14 +26,14 @@
 //! processes stepping one branch lose nothing.
 
 mod blob;
-mod cas;
+pub(crate) mod cas;
 mod clean;
 mod condense;
 mod diff;
 pub mod message;
 mod modes;
 mod paths;
-mod read;
+pub(crate) mod read;
 mod rewind;
 mod status;
 mod step;
