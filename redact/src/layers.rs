@@ -392,6 +392,19 @@ impl Engine {
                     let (start, end) = (m.start(), m.start() + len as usize);
                     match t {
                         Trigger::Token(i) => {
+                            // A rule with a scan of its own reports its
+                            // spans itself (not propagated: see kube.rs).
+                            if let Some(scan) = RULES.get(i as usize).and_then(|r| r.scan) {
+                                let rule = RuleRef::Token(i);
+                                scan(text, start, end, &mut |s, e| {
+                                    hits.push(Hit {
+                                        start: s,
+                                        end: e,
+                                        rule,
+                                    })
+                                });
+                                continue;
+                            }
                             if let Some(hit) = self.try_token(text, i, start, end, &mut tried) {
                                 found.push((text[hit.start..hit.end].into(), hit.rule));
                                 hits.push(hit);

@@ -32,6 +32,8 @@ const DELIBERATE: &[&str] = &[
     "redact/src/entropy.rs",
     "redact/src/json.rs",
     "redact/src/lib.rs",
+    // The rule table: every rule's made-up true positives beside it.
+    "redact/src/rules.rs",
     "redact/src/urls.rs",
     "redact/tests/attack_redaction.rs",
     "redact/tests/properties.rs",
