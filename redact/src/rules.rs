@@ -126,6 +126,11 @@ fn password_shaped(s: &str) -> bool {
     has_digit_and_letter(s) || s.len() >= 12
 }
 
+/// A password given on a command line: password-shaped, not a variable.
+fn cli_password(s: &str) -> bool {
+    password_shaped(s) && crate::shapes::not_a_variable(s)
+}
+
 fn has_digit_and_letter(s: &str) -> bool {
     s.bytes().any(|b| b.is_ascii_digit()) && s.bytes().any(|b| b.is_ascii_alphabetic())
 }
@@ -1053,7 +1058,7 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         name: "hashicorp_vault_legacy_token",
-        // `s.` (service) or `b.` (batch) and 24 characters: too plain to
+        // `s.` (service) and 24 characters or `b.` (batch) and more: too plain to
         // stand alone, so only beside a name with `vault` in it, as an
         // assignment, a header or `vault login`.
         keywords: &["vault"],
@@ -1062,11 +1067,15 @@ pub static RULES: &[Rule] = &[
         pattern: concat!(
             r"(?i:[a-z0-9_-]*vault[a-z0-9_-]*)(?:",
             assign!(),
-            r"|[ \t]+(?:login[ \t]+)?(?:-{1,2}[A-Za-z_-]+=[^\s]*[ \t]+)*(?:token=)?)([sb]\.[A-Za-z0-9]{24})(?-u:\b)"
+            r"|[ \t]+(?:login[ \t]+)?(?:-{1,2}[A-Za-z_-]+=[^\s]*[ \t]+)*(?:token=)?)(s\.[A-Za-z0-9]{24}(?-u:\b)|b\.[A-Za-z0-9_-]{24,256})"
         ),
         examples: &[
             (
                 "VAULT_TOKEN=s.gjwC401HqVjeGEYZ2McYrAQ6",
+                "VAULT_TOKEN=REDACTED",
+            ),
+            (
+                "VAULT_TOKEN=b.AAAAAQKrQj2k9fGx7Lm3Pq8ZtNuHBm97ubXQj3BsYj1F",
                 "VAULT_TOKEN=REDACTED",
             ),
             (
@@ -1363,6 +1372,64 @@ pub static RULES: &[Rule] = &[
         ],
         ..BASE
     },
+    Rule {
+        name: "cli_password_flag",
+        // `-p <password>` of tools where `-p` is the password: `docker
+        // login` (and podman, nerdctl, `helm registry login`), `sshpass`;
+        // MySQL's glued `-p<password>` (a bare `-p` prompts).
+        keywords: &[
+            "docker login",
+            "podman login",
+            "nerdctl login",
+            "registry login",
+            "sshpass ",
+            "mysql",
+        ],
+        pattern: r#"(?:(?:(?:(?:docker|podman|nerdctl)[ \t]+|helm[ \t]+registry[ \t]+)login|sshpass)(?:[ \t][^\n|;&]{0,256}?)?[ \t]-p(?:[ \t]+|=)["']?|mysql(?:dump|admin|sh)?(?:[ \t][^\n|;&]{0,256}?)?[ \t]-p)([^\s"'-][^\s"']{2,})"#,
+        check: Some(cli_password),
+        max_len: 512,
+        examples: &[
+            (
+                "docker login -u deploy -p F5SVgcc7UrN4At registry.example.com",
+                "docker login -u deploy -p REDACTED registry.example.com",
+            ),
+            ("sshpass -p 'Vq8mZ2pL4xR7' ssh deploy@host", "sshpass -p 'REDACTED' ssh deploy@host"),
+            (
+                "mysql -h db.example.com -uroot -pF5SVgcc7UrN4At app",
+                "mysql -h db.example.com -uroot -pREDACTED app",
+            ),
+        ],
+        near_misses: &[
+            "apt-get install mysql-server -purge",
+            "docker login -u deploy --password-stdin registry.example.com",
+            "mysql -u root -p app",
+            "docker login -p $REGISTRY_PASSWORD registry.example.com",
+        ],
+        ..BASE
+    },
+    Rule {
+        name: "http_client_basic_auth",
+        // Python's `auth=("user", "password")`, `HTTPBasicAuth("user",
+        // "password")` (requests, httpx), aiohttp's `BasicAuth(…)`.
+        keywords: &["auth=(", "auth = (", "BasicAuth(", "DigestAuth("],
+        pattern: r#"(?:auth[ \t]*=[ \t]*\(|(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|DigestAuth)\()[ \t]*["'][^"'\n]{1,64}["'][ \t]*,[ \t]*["']([^"'\n]{3,128})["']"#,
+        check: Some(password_shaped),
+        examples: &[
+            (
+                r#"requests.get(url, auth=("deploy", "F5SVgcc7UrN4At"))"#,
+                r#"requests.get(url, auth=("deploy", "REDACTED"))"#,
+            ),
+            (
+                r#"httpx.get(url, auth=httpx.DigestAuth('ci', 'Vq8mZ2pL4xR7'))"#,
+                r#"httpx.get(url, auth=httpx.DigestAuth('ci', 'REDACTED'))"#,
+            ),
+        ],
+        near_misses: &[
+            r#"auth=("deploy", os.environ["PASSWORD"])"#,
+            r#"auth = ("user", "pass")"#,
+        ],
+        ..BASE
+    },
     // ---- Structural formats
     Rule {
         name: "jwt",
@@ -1479,8 +1546,21 @@ pub static RULES: &[Rule] = &[
     Rule {
         name: "curl_user_password",
         keywords: &["curl "],
-        pattern: r#"curl(?:[ \t][^\n|;&]{0,256}?)?[ \t](?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']+:([^\s"']{3,})"#,
+        // `-u`/`--user` and the proxy's `-U`/`--proxy-user`; a short flag
+        // may be glued to its value (`-uci:secret`).
+        pattern: r#"curl(?:[ \t][^\n|;&]{0,256}?)?[ \t](?:-[uU](?:[ \t]+|=)?|--(?:proxy-)?user(?:[ \t]+|=))["']?[^\s:"'-][^\s:"']*:([^\s"']{3,})"#,
         max_len: 512,
+        examples: &[
+            (
+                "curl -uci:F5SVgcc7UrN4At https://api.example.com",
+                "curl -uci:REDACTED https://api.example.com",
+            ),
+            (
+                "curl --proxy-user proxy:Vq8mZ2pL4xR7 -x http://proxy.example.com:3128 https://example.com",
+                "curl --proxy-user proxy:REDACTED -x http://proxy.example.com:3128 https://example.com",
+            ),
+        ],
+        near_misses: &["curl -u ci https://api.example.com", "curl --user-agent ua:1.0 https://example.com"],
         ..BASE
     },
     Rule {
@@ -1496,8 +1576,14 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         name: "netrc_password",
-        keywords: &["machine "],
-        pattern: r"machine[ \t]+\S+\s+login[ \t]+\S+\s+password[ \t]+(\S{3,})",
+        // `machine <host>` or the `default` entry.
+        keywords: &["machine ", "default ", "default\n"],
+        pattern: r"(?:machine[ \t]+\S+|default)\s+login[ \t]+\S+\s+password[ \t]+(\S{3,})",
+        examples: &[(
+            "default login anonymous password F5SVgcc7UrN4At\n",
+            "default login anonymous password REDACTED\n",
+        )],
+        near_misses: &["default login shell is bash; password prompts follow"],
         check: Some(password_shaped),
         max_len: 512,
         ..BASE
