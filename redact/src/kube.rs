@@ -58,32 +58,42 @@ fn is_item_start(bytes: &[u8], l: &Line, indent: usize) -> bool {
 }
 
 /// Reports the span of every value under `data:` / `stringData:` of the
-/// Secret whose `kind: Secret` keyword is at `kw..kw_end`.
-pub fn secret_values(text: &str, kw: usize, kw_end: usize, out: &mut dyn FnMut(usize, usize)) {
+/// Secret whose `kind: Secret` keyword is at `kw..kw_end`. Returns where
+/// the walk stopped: a later keyword before it is in the same mapping
+/// (the engine does not scan it again).
+pub fn secret_values(
+    text: &str,
+    kw: usize,
+    kw_end: usize,
+    out: &mut dyn FnMut(usize, usize),
+) -> usize {
     let bytes = text.as_bytes();
-    // The keyword must be the whole value: not `kind: SecretStore`.
-    let rest = &bytes[kw_end..];
-    let value_ends = rest
+    // The keyword must be the whole value (not `kind: SecretStore`): only
+    // spaces up to the line's end, which must be near.
+    let tail = &bytes[kw_end..bytes.len().min(kw_end + 16)];
+    let value = tail
         .iter()
         .position(|&b| b == b'\n')
-        .map_or(rest, |n| &rest[..n]);
-    if !value_ends
-        .iter()
-        .all(|&b| b == b' ' || b == b'\r' || b == b'\t')
+        .map_or(tail, |n| &tail[..n]);
+    if (value.len() == tail.len() && kw_end + tail.len() < bytes.len())
+        || !value.iter().all(|&b| b == b' ' || b == b'\r' || b == b'\t')
     {
-        return;
+        return kw_end;
     }
-    let line_start = bytes[..kw]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |n| n + 1);
+    // The line's start: a little indentation before `kind:` at most.
+    let head_floor = kw.saturating_sub(64);
+    let line_start = match bytes[head_floor..kw].iter().rposition(|&b| b == b'\n') {
+        Some(n) => head_floor + n + 1,
+        None if head_floor == 0 => 0,
+        None => return kw_end,
+    };
     let kind_line = line_at(bytes, line_start, bytes.len());
     // `kind:` starts its line (after the indentation, or after `- `).
     let head = &bytes[kind_line.start + kind_line.indent..kw];
     let indent = match head {
         [] => kind_line.indent,
         b"- " => kind_line.indent + 2,
-        _ => return,
+        _ => return kw_end,
     };
     let floor = kw.saturating_sub(WINDOW);
     let ceiling = kw.saturating_add(WINDOW).min(bytes.len());
@@ -92,13 +102,11 @@ pub fn secret_values(text: &str, kw: usize, kw_end: usize, out: &mut dyn FnMut(u
     if head.is_empty() {
         let mut at = kind_line.start;
         while at > floor {
-            let prev_start = bytes[..at - 1]
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |n| n + 1);
-            if prev_start < floor {
-                break;
-            }
+            let prev_start = match bytes[floor..at - 1].iter().rposition(|&b| b == b'\n') {
+                Some(n) => floor + n + 1,
+                None if floor == 0 => 0,
+                None => break,
+            };
             let l = line_at(bytes, prev_start, at - 1);
             if is_blank(bytes, &l) || (l.indent >= indent && !is_separator(bytes, &l)) {
                 first = l.start;
@@ -169,6 +177,7 @@ pub fn secret_values(text: &str, kw: usize, kw_end: usize, out: &mut dyn FnMut(u
         }
         report(text, v, l.end, out);
     }
+    at.max(kw_end)
 }
 
 /// One value: its quotes and trailing spaces dropped; placeholders kept.
@@ -226,6 +235,26 @@ mod tests {
         assert_eq!(values(list), ["a2V5a2V5"]);
         let docs = "kind: ConfigMap\ndata:\n  mode: ZmFzdA==\n---\nkind: Secret\ndata:\n  key: a2V5a2V5\n---\ndata:\n  other: b3RoZXI=\n";
         assert_eq!(values(docs), ["a2V5a2V5"]);
+    }
+
+    #[test]
+    fn work_is_bounded_and_a_mapping_walked_once() {
+        // No line end near the keyword, or the keyword deep in a long line.
+        let long = format!("kind: Secret{}\ndata:\n  a: YWJj\n", " ".repeat(100));
+        assert!(values(&long).is_empty());
+        let deep = format!("{}kind: Secret\ndata:\n  a: YWJj\n", " ".repeat(100));
+        assert!(values(&deep).is_empty());
+        // The walk's end covers a repeated keyword in the same mapping.
+        let text = "kind: Secret\nkind: Secret\ndata:\n  a: YWJj\n";
+        let until = secret_values(text, 0, 12, &mut |_, _| {});
+        assert!(until > 13, "{until}");
+        // A walk stops at the window's edge.
+        let big = format!(
+            "kind: Secret\n{}data:\n  a: YWJj\n",
+            "b: c\n".repeat(WINDOW)
+        );
+        assert!(values(&big).is_empty());
+        assert!(secret_values(&big, 0, 12, &mut |_, _| {}) <= WINDOW + 1);
     }
 
     #[test]

@@ -395,14 +395,18 @@ impl Engine {
                             // A rule with a scan of its own reports its
                             // spans itself (not propagated: see kube.rs).
                             if let Some(scan) = RULES.get(i as usize).and_then(|r| r.scan) {
+                                if tried.matched_until.get(&i).is_some_and(|&e| start < e) {
+                                    continue;
+                                }
                                 let rule = RuleRef::Token(i);
-                                scan(text, start, end, &mut |s, e| {
+                                let until = scan(text, start, end, &mut |s, e| {
                                     hits.push(Hit {
                                         start: s,
                                         end: e,
                                         rule,
                                     })
                                 });
+                                tried.matched_until.insert(i, until);
                                 continue;
                             }
                             if let Some(hit) = self.try_token(text, i, start, end, &mut tried) {

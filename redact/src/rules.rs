@@ -60,15 +60,17 @@ pub struct Rule {
     /// Texts of the same look that the default redactor keeps as they are
     /// (false positives the rule avoids).
     pub near_misses: &'static [&'static str],
-    /// A layer of its own instead of the regex: called at each keyword
+    /// A layer of its own instead of the regex: called at a keyword
     /// occurrence (`text`, keyword start, keyword end), it reports every
-    /// secret's span; for secrets a regex's one capture cannot give (the
-    /// values of a Kubernetes Secret's `data:` block).
+    /// secret's span and returns the end of the text it examined (a later
+    /// occurrence before that is not scanned again); for secrets a regex's
+    /// one capture cannot give (the values of a Kubernetes Secret's
+    /// `data:` block).
     pub scan: Option<Scan>,
 }
 
 /// A rule's own scan: see [`Rule::scan`].
-pub type Scan = fn(&str, usize, usize, &mut dyn FnMut(usize, usize));
+pub type Scan = fn(&str, usize, usize, &mut dyn FnMut(usize, usize)) -> usize;
 
 const BASE: Rule = Rule {
     name: "",
@@ -1271,7 +1273,7 @@ pub static RULES: &[Rule] = &[
         // HTTPie's `-a user:password` / `--auth user:password`.
         keywords: &["http ", "https "],
         word_start: true,
-        pattern: r#"https?(?:[ \t][^\n|;&]{0,256}?)?[ \t](?:-a|--auth)(?:[ \t]+|=)["']?[^\s:"']+:([^\s"']{3,})"#,
+        pattern: r#"https?(?:[ \t][^\n|;&]{0,256}?)?[ \t](?:-a|--auth)(?:[ \t]+|=)["']?[^\s:"'`]+:([^\s"'`]{3,})"#,
         check: Some(crate::shapes::not_a_variable),
         examples: &[
             (
@@ -1297,7 +1299,7 @@ pub static RULES: &[Rule] = &[
         // `npmAuthIdent:`).
         keywords: &["_auth", "_password", "npmAuthToken", "npmAuthIdent"],
         word_start: true,
-        pattern: r#"(?:_auth|_password|npmAuth(?:Token|Ident))["']?[ \t]*[:=][ \t]*["']?([^\s"'#;]{6,})"#,
+        pattern: r#"(?:_auth|_password|npmAuth(?:Token|Ident))["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9+/=._~-]{6,})"#,
         check: Some(crate::shapes::not_a_variable),
         examples: &[
             (
@@ -1316,6 +1318,7 @@ pub static RULES: &[Rule] = &[
         near_misses: &[
             "//registry.npmjs.org/:_authToken=${NPM_TOKEN}",
             "set the _authToken key in .npmrc",
+            "in prose: `_auth=`/`_password=`, both base64",
         ],
         ..BASE
     },
@@ -1385,7 +1388,7 @@ pub static RULES: &[Rule] = &[
             "sshpass ",
             "mysql",
         ],
-        pattern: r#"(?:(?:(?:(?:docker|podman|nerdctl)[ \t]+|helm[ \t]+registry[ \t]+)login|sshpass)(?:[ \t][^\n|;&]{0,256}?)?[ \t]-p(?:[ \t]+|=)["']?|mysql(?:dump|admin|sh)?(?:[ \t][^\n|;&]{0,256}?)?[ \t]-p)([^\s"'-][^\s"']{2,})"#,
+        pattern: r#"(?:(?:(?:(?:docker|podman|nerdctl)[ \t]+|helm[ \t]+registry[ \t]+)login|sshpass)(?:[ \t][^\n|;&]{0,256}?)?[ \t]-p(?:[ \t]+|=)["']?|mysql(?:dump|admin|sh)?(?:[ \t][^\n|;&]{0,256}?)?[ \t]-p)([^\s"'`-][^\s"'`]{2,})"#,
         check: Some(cli_password),
         max_len: 512,
         examples: &[
@@ -1548,7 +1551,7 @@ pub static RULES: &[Rule] = &[
         keywords: &["curl "],
         // `-u`/`--user` and the proxy's `-U`/`--proxy-user`; a short flag
         // may be glued to its value (`-uci:secret`).
-        pattern: r#"curl(?:[ \t][^\n|;&]{0,256}?)?[ \t](?:-[uU](?:[ \t]+|=)?|--(?:proxy-)?user(?:[ \t]+|=))["']?[^\s:"'-][^\s:"']*:([^\s"']{3,})"#,
+        pattern: r#"curl(?:[ \t][^\n|;&]{0,256}?)?[ \t](?:-[uU](?:[ \t]+|=)?|--(?:proxy-)?user(?:[ \t]+|=))["']?[^\s:"'-][^\s:"'`]*:([^\s"'`]{3,})"#,
         max_len: 512,
         examples: &[
             (
