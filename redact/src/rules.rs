@@ -6,8 +6,11 @@
 //! [`Anchor`]), so the table can grow without making every text slower.
 //!
 //! To add a format: append a `Rule` below (keywords that every match
-//! contains, at or near its start), then add a made-up secret of that shape
-//! and a near miss to `tests/rules.rs`; a test refuses rules without both.
+//! contains, at or near its start) with made-up `examples` (a text and its
+//! exact redacted output) and `near_misses` (texts kept as they are) beside
+//! it, as gitleaks keeps true and false positives with each rule; or add a
+//! generated secret and a near miss to `tests/rules.rs`. A test refuses
+//! rules with neither, and plays both.
 
 /// Where a rule's match starts relative to a keyword occurrence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
