@@ -71,6 +71,9 @@ pub const SECRET_ASSIGNMENT: Rule = Rule {
     max_len: 384,
     generic: true,
     glue_after_keyword: true,
+    examples: &[],
+    near_misses: &[],
+    scan: None,
 };
 
 /// A secret word, a short gap, then a value of a strong shape.
@@ -108,4 +111,7 @@ pub const SECRET_KEYWORD_VALUE: Rule = Rule {
     max_len: 320,
     generic: true,
     glue_after_keyword: false,
+    examples: &[],
+    near_misses: &[],
+    scan: None,
 };

@@ -392,6 +392,23 @@ impl Engine {
                     let (start, end) = (m.start(), m.start() + len as usize);
                     match t {
                         Trigger::Token(i) => {
+                            // A rule with a scan of its own reports its
+                            // spans itself (not propagated: see kube.rs).
+                            if let Some(scan) = RULES.get(i as usize).and_then(|r| r.scan) {
+                                if tried.matched_until.get(&i).is_some_and(|&e| start < e) {
+                                    continue;
+                                }
+                                let rule = RuleRef::Token(i);
+                                let until = scan(text, start, end, &mut |s, e| {
+                                    hits.push(Hit {
+                                        start: s,
+                                        end: e,
+                                        rule,
+                                    })
+                                });
+                                tried.matched_until.insert(i, until);
+                                continue;
+                            }
                             if let Some(hit) = self.try_token(text, i, start, end, &mut tried) {
                                 found.push((text[hit.start..hit.end].into(), hit.rule));
                                 hits.push(hit);

@@ -52,11 +52,13 @@ mod error;
 mod finding;
 mod json;
 mod keyword_value;
+mod kube;
 mod layers;
 mod personal;
 mod placeholders;
 mod redactor;
 mod rules;
+mod shapes;
 mod text;
 mod urls;
 
@@ -85,6 +87,24 @@ pub const LAYER_RULE_NAMES: [&str; 9] = [
 /// The names of the known token formats (layer 2), in priority order.
 pub fn token_rule_names() -> impl Iterator<Item = &'static str> {
     rules::RULES.iter().map(|r| r.name)
+}
+
+/// A known format's made-up cases, kept beside it in the rule table: the
+/// texts it redacts with the output expected, and near misses kept as they
+/// are.
+pub type RuleExamples = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static [&'static str],
+);
+
+/// Every known format's cases from the rule table (rule name, true
+/// positives with their redacted output, false positives), for tests.
+#[doc(hidden)]
+pub fn token_rule_examples() -> impl Iterator<Item = RuleExamples> {
+    rules::RULES
+        .iter()
+        .map(|r| (r.name, r.examples, r.near_misses))
 }
 
 /// The README's examples, run as doctests.

@@ -6,8 +6,11 @@
 //! [`Anchor`]), so the table can grow without making every text slower.
 //!
 //! To add a format: append a `Rule` below (keywords that every match
-//! contains, at or near its start), then add a made-up secret of that shape
-//! and a near miss to `tests/rules.rs`; a test refuses rules without both.
+//! contains, at or near its start) with made-up `examples` (a text and its
+//! exact redacted output) and `near_misses` (texts kept as they are) beside
+//! it, as gitleaks keeps true and false positives with each rule; or add a
+//! generated secret and a near miss to `tests/rules.rs`. A test refuses
+//! rules with neither, and plays both.
 
 /// Where a rule's match starts relative to a keyword occurrence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +57,23 @@ pub struct Rule {
     /// right after it (a quote and a few spaces between allowed), checked
     /// before the regex runs (most occurrences of `token` are prose).
     pub glue_after_keyword: bool,
+    /// Texts the rule redacts, with the output expected (true positives,
+    /// made up; played by `rules::tests`).
+    pub examples: &'static [(&'static str, &'static str)],
+    /// Texts of the same look that the default redactor keeps as they are
+    /// (false positives the rule avoids).
+    pub near_misses: &'static [&'static str],
+    /// A layer of its own instead of the regex: called at a keyword
+    /// occurrence (`text`, keyword start, keyword end), it reports every
+    /// secret's span and returns the end of the text it examined (a later
+    /// occurrence before that is not scanned again); for secrets a regex's
+    /// one capture cannot give (the values of a Kubernetes Secret's
+    /// `data:` block).
+    pub scan: Option<Scan>,
 }
+
+/// A rule's own scan: see [`Rule::scan`].
+pub type Scan = fn(&str, usize, usize, &mut dyn FnMut(usize, usize)) -> usize;
 
 const BASE: Rule = Rule {
     name: "",
@@ -67,6 +86,9 @@ const BASE: Rule = Rule {
     max_len: 512,
     generic: false,
     glue_after_keyword: false,
+    examples: &[],
+    near_misses: &[],
+    scan: None,
 };
 
 /// The glue between a credential's name and its value: an optional closing
@@ -101,6 +123,11 @@ fn not_a_url(s: &str) -> bool {
 /// A password with no name beside it: digits and letters, or 12 bytes.
 fn password_shaped(s: &str) -> bool {
     has_digit_and_letter(s) || s.len() >= 12
+}
+
+/// A password given on a command line: password-shaped, not a variable.
+fn cli_password(s: &str) -> bool {
+    password_shaped(s) && crate::shapes::not_a_variable(s)
 }
 
 fn has_digit_and_letter(s: &str) -> bool {
@@ -393,13 +420,25 @@ pub static RULES: &[Rule] = &[
     Rule {
         name: "slack_bot_token",
         keywords: &["xoxb-"],
-        pattern: r"xoxb-[0-9]{10,13}-[0-9]{10,13}[A-Za-z0-9-]*",
+        // Also the older shape with one numeric segment.
+        pattern: r"xoxb-[0-9]{10,13}-[0-9]{10,13}[A-Za-z0-9-]*|xoxb-[0-9]{8,14}-[A-Za-z0-9]{18,48}(?-u:\b)",
+        examples: &[(
+            "SLACK_BOT=xoxb-123456789012-B1R0dtVB4vpTPFXoBjBwpvaA",
+            "SLACK_BOT=REDACTED",
+        )],
+        near_misses: &["see xoxb-123456789012-docs for the bot scopes"],
         ..BASE
     },
     Rule {
         name: "slack_user_token",
         keywords: &["xoxp-"],
-        pattern: r"xoxp-[0-9]{10,13}-[0-9]{10,13}-[0-9]{10,13}-[A-Za-z0-9]{28,34}",
+        // Also the short shape: two numeric segments, a shorter secret.
+        pattern: r"xoxp-[0-9]{10,13}-[0-9]{10,13}-[0-9]{10,13}-[A-Za-z0-9]{28,34}|xoxp-[0-9]{6,14}(?:-[0-9]{6,14}){1,2}-[A-Za-z0-9]{16,64}(?-u:\b)",
+        examples: &[(
+            "token xoxp-1234567890-1234567890-8kBKkX4EZQIcci2iJ8e5KEuXmHqkskjq",
+            "token REDACTED",
+        )],
+        near_misses: &["xoxp-1234567890 is the prefix of a user token"],
         ..BASE
     },
     Rule {
@@ -999,12 +1038,413 @@ pub static RULES: &[Rule] = &[
         max_len: 1024,
         ..BASE
     },
+    // ---- Formats and contexts of issue 35
+    Rule {
+        name: "discord_bot_token_by_shape",
+        // The first segment is the bot's user id in base64: a snowflake's
+        // first two digits give these first two characters.
+        keywords: &["MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT"],
+        word_start: true,
+        pattern: r"[MNO][A-Za-z0-9_-]{22,26}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}",
+        check: Some(crate::shapes::discord_user_id_first),
+        examples: &[(
+            "TOKEN=MTEyMjMzNDQ1NTY2Nzc4ODk5.qQrTk3.gHjuMuBBM_vDr_GCepKUrVJ9uKlUJQ4_pyxEh6",
+            "TOKEN=REDACTED",
+        )],
+        // The first segment decodes to text, not to a user id.
+        near_misses: &["MTogcmVsZWFzZSBub3RlcyB2Mg.abcdef.abcdefghijabcdefghijabcdefghij"],
+        ..BASE
+    },
+    Rule {
+        name: "hashicorp_vault_legacy_token",
+        // `s.` (service) and 24 characters or `b.` (batch) and more: too plain to
+        // stand alone, so only beside a name with `vault` in it, as an
+        // assignment, a header or `vault login`.
+        keywords: &["vault"],
+        any_case: true,
+        anchor: Anchor::Ident,
+        pattern: concat!(
+            r"(?i:[a-z0-9_-]*vault[a-z0-9_-]*)(?:",
+            assign!(),
+            r"|[ \t]+(?:login[ \t]+)?(?:-{1,2}[A-Za-z_-]+=[^\s]*[ \t]+)*(?:token=)?)(s\.[A-Za-z0-9]{24}(?-u:\b)|b\.[A-Za-z0-9_-]{24,256})"
+        ),
+        examples: &[
+            (
+                "VAULT_TOKEN=s.gjwC401HqVjeGEYZ2McYrAQ6",
+                "VAULT_TOKEN=REDACTED",
+            ),
+            (
+                "VAULT_TOKEN=b.AAAAAQKrQj2k9fGx7Lm3Pq8ZtNuHBm97ubXQj3BsYj1F",
+                "VAULT_TOKEN=REDACTED",
+            ),
+            (
+                "vault login s.gjwC401HqVjeGEYZ2McYrAQ6",
+                "vault login REDACTED",
+            ),
+            (
+                "curl -H 'X-Vault-Token: s.gjwC401HqVjeGEYZ2McYrAQ6' https://vault.example.com/v1/kv",
+                "curl -H 'X-Vault-Token: REDACTED' https://vault.example.com/v1/kv",
+            ),
+        ],
+        near_misses: &[
+            "vault status s.gjwC401HqVjeGEYZ2McYrAQ6",
+            "VAULT_ADDR=s.example.com",
+        ],
+        ..BASE
+    },
+    Rule {
+        name: "onepassword_secret_key",
+        // `A3-`, the account's 6 characters, then 26 in groups.
+        keywords: &["A3-"],
+        word_start: true,
+        pattern: r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}(?-u:\b)",
+        examples: &[(
+            "secret key: A3-OPLBFG-HLBI5A-36K8S-82ZDY-7R86K-V4S2Q",
+            "secret key: REDACTED",
+        )],
+        near_misses: &["paper size A3-PORTRAIT-LANDSCAPE"],
+        ..BASE
+    },
+    Rule {
+        name: "atlassian_classic_token",
+        // The older 24-character API tokens, beside a Jira, Confluence or
+        // Atlassian name.
+        keywords: &["atlassian", "jira", "confluence"],
+        any_case: true,
+        anchor: Anchor::Ident,
+        pattern: concat!(
+            r"(?i:[a-z0-9_-]*(?:atlassian|jira|confluence)[a-z0-9_-]*)",
+            assign!(),
+            r"([A-Za-z0-9]{24})(?-u:\b)"
+        ),
+        check: Some(has_digit_and_letter),
+        examples: &[(
+            "JIRA_API_TOKEN=NuHBm97ubXQj3BsYj1FurBLo",
+            "JIRA_API_TOKEN=REDACTED",
+        )],
+        near_misses: &[
+            "JIRA_PROJECT=PLATFORM",
+            "confluence_space: EngineeringHandbookPages",
+        ],
+        ..BASE
+    },
+    Rule {
+        name: "facebook_app_access_token",
+        // `<app id>|<app secret>`: 15 or 16 digits, a bar, 32 hex.
+        keywords: &["|"],
+        anchor: Anchor::Digits,
+        word_start: true,
+        pattern: r"[0-9]{15,16}\|[0-9a-f]{32}(?-u:\b)",
+        examples: &[(
+            "access_token=1234567890123456|d213b216d72c92ba48f856eeb2f5f4bd&fields=id",
+            "access_token=REDACTED&fields=id",
+        )],
+        near_misses: &["| 1234567890123456 | d213b216 |", "1234567890123456|short"],
+        ..BASE
+    },
+    Rule {
+        name: "new_relic_browser_api_key",
+        keywords: &["NRJS-"],
+        word_start: true,
+        pattern: r"NRJS-[a-f0-9]{19}(?-u:\b)",
+        examples: &[("key: NRJS-914f792254b9062674b", "key: REDACTED")],
+        near_misses: &["NRJS-config"],
+        ..BASE
+    },
+    Rule {
+        name: "new_relic_admin_api_key",
+        keywords: &["NRAA-"],
+        word_start: true,
+        pattern: r"NRAA-[a-f0-9]{27}(?-u:\b)",
+        examples: &[("NEW_RELIC_ADMIN=NRAA-8440ae851efcacb820fd88bc279", "NEW_RELIC_ADMIN=REDACTED")],
+        near_misses: &["NRAA-1234"],
+        ..BASE
+    },
+    Rule {
+        name: "new_relic_rest_api_key",
+        keywords: &["NRRA-"],
+        word_start: true,
+        pattern: r"NRRA-[a-f0-9]{42}(?-u:\b)",
+        examples: &[(
+            "X-Api-Key: NRRA-be2a66c20f4644e58639778ced9632a0ac415af5d5",
+            "X-Api-Key: REDACTED",
+        )],
+        near_misses: &["NRRA-rest-endpoint"],
+        ..BASE
+    },
+    Rule {
+        name: "new_relic_insights_query_key",
+        keywords: &["NRIQ-"],
+        word_start: true,
+        pattern: r"NRIQ-[A-Za-z0-9_-]{32}(?-u:\b)",
+        examples: &[("query key NRIQ-CSsxzbiPRwrnFUIBYMUh0786gCaGePX6", "query key REDACTED")],
+        near_misses: &["NRIQ-keys are read-only"],
+        ..BASE
+    },
+    Rule {
+        name: "mailgun_public_key",
+        keywords: &["pubkey-"],
+        word_start: true,
+        pattern: r"pubkey-[0-9a-f]{32}(?-u:\b)",
+        examples: &[(
+            "MAILGUN_PUBLIC=pubkey-d213b216d72c92ba48f856eeb2f5f4bd",
+            "MAILGUN_PUBLIC=REDACTED",
+        )],
+        near_misses: &["pubkey-path = ~/.ssh/id_ed25519.pub"],
+        ..BASE
+    },
+    Rule {
+        name: "mailgun_key_in_context",
+        // Beside a Mailgun name: the newer API keys and webhook signing
+        // keys (32 hex, two groups of 8), or 32 hex alone.
+        keywords: &["mailgun"],
+        any_case: true,
+        anchor: Anchor::Ident,
+        pattern: concat!(
+            r"(?i:[a-z0-9_-]*mailgun[a-z0-9_-]*)",
+            assign!(),
+            r"((?:key-)?[0-9a-f]{32}(?:-[0-9a-f]{8}-[0-9a-f]{8})?)(?-u:\b)"
+        ),
+        examples: &[(
+            "mailgun_signing_key: d213b216d72c92ba48f856eeb2f5f4bd-914f7922-54b90626",
+            "mailgun_signing_key: REDACTED",
+        )],
+        near_misses: &["MAILGUN_DOMAIN=mg.example.com"],
+        ..BASE
+    },
+    Rule {
+        name: "sourcegraph_access_token",
+        keywords: &["sgp_", "sourcegraph", "src_access_token"],
+        any_case: true,
+        anchor: Anchor::Ident,
+        // `sgp_` tokens (optionally with an instance id or `local_`), or
+        // 40 hex beside a Sourcegraph name (the older tokens).
+        pattern: concat!(
+            r"sgp_(?:[a-f0-9]{16}_|local_)?[a-f0-9]{40}(?-u:\b)|(?i:[a-z0-9_-]*(?:sourcegraph|src_access_token)[a-z0-9_-]*)",
+            assign!(),
+            r"([a-f0-9]{40})(?-u:\b)"
+        ),
+        examples: &[
+            (
+                "SRC_ACCESS_TOKEN=sgp_fe4a60fe9d3fd4ea_4d7167870519e59af1d9a8fb85594c6632b65548",
+                "SRC_ACCESS_TOKEN=REDACTED",
+            ),
+            (
+                "sourcegraph_token: 4d7167870519e59af1d9a8fb85594c6632b65548",
+                "sourcegraph_token: REDACTED",
+            ),
+        ],
+        near_misses: &["sgp_local_ tokens are listed under settings"],
+        ..BASE
+    },
+    Rule {
+        name: "dynatrace_token",
+        // `dt0` + a letter and two digits, a 24-character public part and
+        // a 64-character secret.
+        keywords: &["dt0"],
+        word_start: true,
+        pattern: r"dt0[a-z][0-9]{2}\.[A-Z0-9]{24}\.[A-Z0-9]{64}",
+        examples: &[(
+            "DT_API_TOKEN=dt0c01.HLBI5A36K8S82ZDY7R86KV4S.5GW8FW3YA23GOX8K3GPTHP1D0W39BLG5U6G7P82PJNZNQO86Z2MJ2G28NAW0QOMX",
+            "DT_API_TOKEN=REDACTED",
+        )],
+        near_misses: &["dt0c01.HLBI5A36K8S82ZDY7R86KV4S is only the public part"],
+        ..BASE
+    },
+    Rule {
+        name: "harness_access_token",
+        // Personal (`pat.`) and service account (`sat.`) tokens: account
+        // id, token id, secret.
+        keywords: &["pat.", "sat."],
+        word_start: true,
+        pattern: r"(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}(?-u:\b)",
+        examples: &[(
+            "x-api-key: pat.6XCiKDdUSHFYkxue8nD2D1.YbBWQAIv3IsdfHTvVdZHBljF.JWgSjw5mCN2V5ct1oWYw",
+            "x-api-key: REDACTED",
+        )],
+        near_misses: &["pat.name.first and sat.score.total"],
+        ..BASE
+    },
+    Rule {
+        name: "httpie_auth",
+        // HTTPie's `-a user:password` / `--auth user:password`.
+        keywords: &["http ", "https "],
+        word_start: true,
+        pattern: r#"https?(?:[ \t][^\n|;&]{0,256}?)?[ \t](?:-a|--auth)(?:[ \t]+|=)["']?[^\s:"'`]+:([^\s"'`]{3,})"#,
+        check: Some(crate::shapes::not_a_variable),
+        examples: &[
+            (
+                "http -a deploy:F5SVgcc7UrN4At POST api.example.com/items",
+                "http -a deploy:REDACTED POST api.example.com/items",
+            ),
+            (
+                "https --auth 'ci:Vq8mZ2pL4xR7' example.org/get",
+                "https --auth 'ci:REDACTED' example.org/get",
+            ),
+        ],
+        near_misses: &[
+            "http -a deploy api.example.com",
+            "http --auth-type=jwt api.example.com",
+            "http -a ci:$CI_PASSWORD api.example.com",
+        ],
+        ..BASE
+    },
+    Rule {
+        name: "npm_registry_credential",
+        // `.npmrc` (`_auth=`, `//host/:_password=`; `_authToken=` is a
+        // `secret_assignment`) and `.yarnrc.yml` (`npmAuthToken:`,
+        // `npmAuthIdent:`).
+        keywords: &["_auth", "_password", "npmAuthToken", "npmAuthIdent"],
+        word_start: true,
+        pattern: r#"(?:_auth|_password|npmAuth(?:Token|Ident))["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9+/=._~-]{6,})"#,
+        check: Some(crate::shapes::not_a_variable),
+        examples: &[
+            (
+                "//registry.example.com/:_password=VnE4IW1aMnBMNHhS",
+                "//registry.example.com/:_password=REDACTED",
+            ),
+            (
+                "_auth=ZGVwbG95OlZxOCFtWjJwTDR4\nalways-auth=true",
+                "_auth=REDACTED\nalways-auth=true",
+            ),
+            (
+                "  npmAuthToken: 3b1f5c8e-9a2d-4e7f-b6c1-0d9e8f7a6b5c",
+                "  npmAuthToken: REDACTED",
+            ),
+        ],
+        near_misses: &[
+            "//registry.npmjs.org/:_authToken=${NPM_TOKEN}",
+            "set the _authToken key in .npmrc",
+            "in prose: `_auth=`/`_password=`, both base64",
+        ],
+        ..BASE
+    },
+    Rule {
+        name: "docker_config_auth",
+        // `~/.docker/config.json`: `"auth"` is base64 of `user:password`.
+        keywords: &["\"auth\""],
+        pattern: r#""auth"[ \t]*:[ \t]*"([A-Za-z0-9+/]{8,}={0,2})""#,
+        check: Some(crate::shapes::docker_auth),
+        examples: &[(
+            r#"{"auths": {"registry.example.com": {"auth": "ZGVwbG95OlZxOCFtWjJwTDR4"}}}"#,
+            r#"{"auths": {"registry.example.com": {"auth": "REDACTED"}}}"#,
+        )],
+        near_misses: &[r#"{"auth": "required", "scheme": "cmVxdWlyZWQ="}"#],
+        ..BASE
+    },
+    Rule {
+        name: "dotnet_config_secret",
+        // `<add key="…Password…" value="…"/>` in `app.config` / `web.config`.
+        keywords: &["<add "],
+        pattern: r#"<add[ \t]+key[ \t]*=[ \t]*["'][A-Za-z0-9_.:-]{0,64}?(?i:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|connection[_-]?string)[A-Za-z0-9_.:-]{0,64}["'][ \t]+value[ \t]*=[ \t]*["']([^"'<>]{4,512})["']"#,
+        check: Some(password_shaped),
+        max_len: 768,
+        examples: &[(
+            r#"<add key="DbPassword" value="F5SVgcc7UrN4At" />"#,
+            r#"<add key="DbPassword" value="REDACTED" />"#,
+        )],
+        near_misses: &[
+            r#"<add key="PasswordPolicy" value="strict" />"#,
+            r#"<add key="Theme" value="F5SVgcc7UrN4At" />"#,
+        ],
+        ..BASE
+    },
+    Rule {
+        name: "kubernetes_secret",
+        // A `kind: Secret` manifest: every value under its `data:` and
+        // `stringData:` (see `kube.rs`; the keys stay).
+        keywords: &["kind: Secret"],
+        pattern: "",
+        scan: Some(crate::kube::secret_values),
+        examples: &[
+            (
+                "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  username: c3ZjLXJlYWRlcg==\n  password: VnE4IW1aMnBMNHhS\n",
+                "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  username: REDACTED\n  password: REDACTED\n",
+            ),
+            (
+                "apiVersion: v1\ndata:\n  token: VnE4IW1aMnBMNHhS\nkind: Secret\nmetadata:\n  name: api\n",
+                "apiVersion: v1\ndata:\n  token: REDACTED\nkind: Secret\nmetadata:\n  name: api\n",
+            ),
+        ],
+        near_misses: &[
+            "apiVersion: v1\nkind: ConfigMap\ndata:\n  mode: VnE4IW1aMnBMNHhS\n",
+            "kind: SecretStore\nspec:\n  data:\n    region: VnE4IW1aMnBMNHhS\n",
+        ],
+        ..BASE
+    },
+    Rule {
+        name: "cli_password_flag",
+        // `-p <password>` of tools where `-p` is the password: `docker
+        // login` (and podman, nerdctl, `helm registry login`), `sshpass`;
+        // MySQL's glued `-p<password>` (a bare `-p` prompts).
+        keywords: &[
+            "docker login",
+            "podman login",
+            "nerdctl login",
+            "registry login",
+            "sshpass ",
+            "mysql",
+        ],
+        pattern: r#"(?:(?:(?:(?:docker|podman|nerdctl)[ \t]+|helm[ \t]+registry[ \t]+)login|sshpass)(?:[ \t][^\n|;&]{0,256}?)?[ \t]-p(?:[ \t]+|=)["']?|mysql(?:dump|admin|sh)?(?:[ \t][^\n|;&]{0,256}?)?[ \t]-p)([^\s"'`-][^\s"'`]{2,})"#,
+        check: Some(cli_password),
+        max_len: 512,
+        examples: &[
+            (
+                "docker login -u deploy -p F5SVgcc7UrN4At registry.example.com",
+                "docker login -u deploy -p REDACTED registry.example.com",
+            ),
+            ("sshpass -p 'Vq8mZ2pL4xR7' ssh deploy@host", "sshpass -p 'REDACTED' ssh deploy@host"),
+            (
+                "mysql -h db.example.com -uroot -pF5SVgcc7UrN4At app",
+                "mysql -h db.example.com -uroot -pREDACTED app",
+            ),
+        ],
+        near_misses: &[
+            "apt-get install mysql-server -purge",
+            "docker login -u deploy --password-stdin registry.example.com",
+            "mysql -u root -p app",
+            "docker login -p $REGISTRY_PASSWORD registry.example.com",
+        ],
+        ..BASE
+    },
+    Rule {
+        name: "http_client_basic_auth",
+        // Python's `auth=("user", "password")`, `HTTPBasicAuth("user",
+        // "password")` (requests, httpx), aiohttp's `BasicAuth(…)`.
+        keywords: &["auth=(", "auth = (", "BasicAuth(", "DigestAuth("],
+        pattern: r#"(?:auth[ \t]*=[ \t]*\(|(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|DigestAuth)\()[ \t]*["'][^"'\n]{1,64}["'][ \t]*,[ \t]*["']([^"'\n]{3,128})["']"#,
+        check: Some(password_shaped),
+        examples: &[
+            (
+                r#"requests.get(url, auth=("deploy", "F5SVgcc7UrN4At"))"#,
+                r#"requests.get(url, auth=("deploy", "REDACTED"))"#,
+            ),
+            (
+                r#"httpx.get(url, auth=httpx.DigestAuth('ci', 'Vq8mZ2pL4xR7'))"#,
+                r#"httpx.get(url, auth=httpx.DigestAuth('ci', 'REDACTED'))"#,
+            ),
+        ],
+        near_misses: &[
+            r#"auth=("deploy", os.environ["PASSWORD"])"#,
+            r#"auth = ("user", "pass")"#,
+        ],
+        ..BASE
+    },
     // ---- Structural formats
     Rule {
         name: "jwt",
         keywords: &["eyJ"],
-        pattern: r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
+        // The signature may be missing (`alg: none`), with or without its
+        // dot; without one the header must be a JOSE header.
+        pattern: r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?",
+        check: Some(crate::shapes::jwt_like),
         max_len: 8192,
+        examples: &[(
+            "jwt = eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJhZ2VudC03Iiwicm9sZSI6ImFkbWluIn0",
+            "jwt = REDACTED",
+        )],
+        // Two base64 JSON payloads, no header.
+        near_misses: &["eyJzdWIiOiJhZ2VudC03In0.eyJzdWIiOiJhZ2VudC03In0"],
         ..BASE
     },
     Rule {
@@ -1071,8 +1511,21 @@ pub static RULES: &[Rule] = &[
     Rule {
         name: "curl_user_password",
         keywords: &["curl "],
-        pattern: r#"curl(?:[ \t][^\n|;&]{0,256}?)?[ \t](?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']+:([^\s"']{3,})"#,
+        // `-u`/`--user` and the proxy's `-U`/`--proxy-user`; a short flag
+        // may be glued to its value (`-uci:secret`).
+        pattern: r#"curl(?:[ \t][^\n|;&]{0,256}?)?[ \t](?:-[uU](?:[ \t]+|=)?|--(?:proxy-)?user(?:[ \t]+|=))["']?[^\s:"'-][^\s:"'`]*:([^\s"'`]{3,})"#,
         max_len: 512,
+        examples: &[
+            (
+                "curl -uci:F5SVgcc7UrN4At https://api.example.com",
+                "curl -uci:REDACTED https://api.example.com",
+            ),
+            (
+                "curl --proxy-user proxy:Vq8mZ2pL4xR7 -x http://proxy.example.com:3128 https://example.com",
+                "curl --proxy-user proxy:REDACTED -x http://proxy.example.com:3128 https://example.com",
+            ),
+        ],
+        near_misses: &["curl -u ci https://api.example.com", "curl --user-agent ua:1.0 https://example.com"],
         ..BASE
     },
     Rule {
@@ -1088,8 +1541,14 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         name: "netrc_password",
-        keywords: &["machine "],
-        pattern: r"machine[ \t]+\S+\s+login[ \t]+\S+\s+password[ \t]+(\S{3,})",
+        // `machine <host>` or the `default` entry.
+        keywords: &["machine ", "default ", "default\n"],
+        pattern: r"(?:machine[ \t]+\S+|default)\s+login[ \t]+\S+\s+password[ \t]+(\S{3,})",
+        examples: &[(
+            "default login anonymous password F5SVgcc7UrN4At\n",
+            "default login anonymous password REDACTED\n",
+        )],
+        near_misses: &["default login shell is bash; password prompts follow"],
         check: Some(password_shaped),
         max_len: 512,
         ..BASE

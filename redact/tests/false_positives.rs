@@ -32,6 +32,9 @@ const DELIBERATE: &[&str] = &[
     "redact/src/entropy.rs",
     "redact/src/json.rs",
     "redact/src/lib.rs",
+    // The rule table: every rule's made-up true positives beside it.
+    "redact/src/rules.rs",
+    "redact/src/shapes.rs",
     "redact/src/urls.rs",
     "redact/tests/attack_redaction.rs",
     "redact/tests/generic.rs",

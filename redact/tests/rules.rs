@@ -2,7 +2,7 @@
 //! is redacted (and reported under the rule's name) and a near miss that is
 //! not. The secrets are generated here, deterministically; none is real.
 
-use agent_checkpoint_redact::{token_rule_names, Redactor};
+use agent_checkpoint_redact::{token_rule_examples, token_rule_names, Redactor};
 
 const AN: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const URLSAFE: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
@@ -865,8 +865,9 @@ fn cases() -> Vec<Case> {
 fn every_rule_has_a_case() {
     let cases = cases();
     let mut missing = Vec::new();
-    for name in token_rule_names() {
-        if !cases.iter().any(|c| c.name == name) {
+    for (name, examples, near_misses) in token_rule_examples() {
+        let in_table = !examples.is_empty() && !near_misses.is_empty();
+        if !in_table && !cases.iter().any(|c| c.name == name) {
             missing.push(name);
         }
     }
@@ -877,6 +878,41 @@ fn every_rule_has_a_case() {
     sorted.sort_unstable();
     sorted.dedup();
     assert_eq!(sorted.len(), names.len(), "duplicate rule names");
+}
+
+#[test]
+fn every_rule_table_example_redacts_as_written_under_its_rule_name() {
+    let r = Redactor::default();
+    let mut failures = Vec::new();
+    let mut played = 0;
+    for (name, examples, near_misses) in token_rule_examples() {
+        for (text, expected) in examples {
+            played += 1;
+            let out = r.redact_text_with_findings(text);
+            if out.output != *expected || !out.findings.iter().any(|f| f.rule == name) {
+                failures.push(format!(
+                    "{name}: {text:?} -> {:?} {:?}, expected {expected:?}",
+                    out.output, out.findings
+                ));
+            }
+        }
+        for text in near_misses {
+            played += 1;
+            let out = r.redact_text_with_findings(text);
+            if out.output != *text {
+                failures.push(format!(
+                    "{name} near miss: {text:?} -> {:?} {:?}",
+                    out.output, out.findings
+                ));
+            }
+        }
+    }
+    println!(
+        "rule table examples: {played} played, {} failed",
+        failures.len()
+    );
+    assert!(played >= 40, "only {played} examples in the rule table");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
