@@ -86,6 +86,7 @@ test('capture and rollback over MemoryFs, with operations as strings or {file}',
     ],
     redo: report.redo,
     notInRedo: [],
+    notCovered: [],
     otherRoot: null,
   })
   assert.equal(fs.getText('src/a.py'), 'old\n')
