@@ -388,6 +388,14 @@ mod tests {
         let (_, out) = store(dir.path(), &["du", "--json"]).unwrap();
         let du: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(du["snapshots"]["refs"], 2, "a dry run removes nothing");
+        // Objects are deleted at once only under `gc.pruneExpire=now` (git's
+        // default, 2 weeks, keeps young ones).
+        let config = std::process::Command::new("git")
+            .args(["config", "gc.pruneExpire", "now"])
+            .current_dir(dir.path())
+            .status()
+            .unwrap();
+        assert!(config.success());
         let (_, out) = store(dir.path(), &["--json", "gc", "--keep", "1"]).unwrap();
         let gc: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(gc["removed_snapshots"][0]["reason"], "beyond_retention");

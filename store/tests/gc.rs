@@ -23,6 +23,9 @@ fn store_of(repo: &TestRepo) -> Store {
 }
 
 fn store(repo: &TestRepo) -> Store {
+    // Objects are deleted at once only when git's prune limit says so (the
+    // default, 2 weeks, keeps young ones: see `gc_keeps_young_objects_*`).
+    repo.git(&["config", "gc.pruneExpire", "now"]);
     Store::open_with(repo.path(), StoreOptions::new(Arc::new(NoRedaction))).unwrap()
 }
 
@@ -375,5 +378,41 @@ fn shadow_branches_in() {
     assert!(!exists(&repo, &commit));
     assert!(!exists(&repo, &blob));
     assert_user_state_kept(&repo, &user);
+    repo.assert_fsck();
+}
+
+#[test]
+fn gc_keeps_young_objects_under_gits_default_prune_limit_and_while_an_index_is_written() {
+    let repo = TestRepo::new();
+    let store = Store::open_with(repo.path(), StoreOptions::new(Arc::new(NoRedaction))).unwrap();
+    repo.git(&["config", "entire.snapshotRetention", "1"]);
+    let store_default =
+        Store::open_with(repo.path(), StoreOptions::new(Arc::new(NoRedaction))).unwrap();
+    drop(store);
+    for i in 0..3 {
+        capture(&store_default, i, "s");
+    }
+    assert_eq!(snapshot_refs(&repo).len(), 1);
+    // No gc.pruneExpire: git's default (2 weeks) keeps the objects the
+    // removed snapshots reached, as `git gc` would.
+    let report = store_default.gc(&GcOptions::new()).unwrap();
+    assert_eq!(report.objects_removed, 0, "{report:?}");
+    repo.assert_fsck();
+    // `now`, but an index being written: still nothing deleted.
+    for i in 3..6 {
+        capture(&store_default, i, "s");
+    }
+    repo.git(&["config", "gc.pruneExpire", "now"]);
+    let store_now =
+        Store::open_with(repo.path(), StoreOptions::new(Arc::new(NoRedaction))).unwrap();
+    std::fs::write(repo.path().join(".git/index.lock"), b"").unwrap();
+    let locked = store_now.gc(&GcOptions::new()).unwrap();
+    assert_eq!(locked.objects_removed, 0, "{locked:?}");
+    std::fs::remove_file(repo.path().join(".git/index.lock")).unwrap();
+    for i in 6..9 {
+        capture(&store_now, i, "s");
+    }
+    let freed = store_now.gc(&GcOptions::new()).unwrap();
+    assert!(freed.objects_removed > 0, "{freed:?}");
     repo.assert_fsck();
 }

@@ -255,13 +255,20 @@ impl Store {
             repack_loosening(&repo)?;
             report.repacked = true;
         }
-        // Checked again just before the delete, and objects a writer wrote
-        // again since the gc began (git freshens their time) kept.
-        let free = reachable_only_from(&repo, &tips, &keep)?;
-        let free: Vec<ObjectId> = free
-            .into_iter()
-            .filter(|id| !written_since(&self.common_dir, id, started))
-            .collect();
+        // Checked again just before the delete. Kept: objects younger than
+        // git's own prune limit (`gc.pruneExpire`, default 2 weeks: an
+        // object a `git add` or a concurrent capture just reused may be
+        // named only by a lock file or a ref not yet written), and every
+        // object while an index is being written (`index.lock`).
+        let free = match prune_cutoff(&repo, started) {
+            Some(cutoff) if !index_being_written(&self.common_dir) => {
+                reachable_only_from(&repo, &tips, &keep)?
+                    .into_iter()
+                    .filter(|id| !written_since(&self.common_dir, id, cutoff))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
         report.objects_removed = delete_loose(&self.common_dir, &free)?;
         report.object_bytes_freed = free.iter().filter_map(|id| sizes.get(id)).sum();
         let gone_files: HashSet<String> = snapshots
@@ -418,6 +425,73 @@ fn removed(r: &SnapshotRef, reason: &str) -> RemovedSnapshot {
 
 /// Whether the loose file of `id` was written (or freshened) at or after
 /// `since`.
+/// The time before which an unreachable object of ours may be deleted:
+/// `started` less git's prune limit (`gc.pruneExpire`: `now`, `never`,
+/// `<n>.<unit>.ago` with unit second/minute/hour/day/week; unset or
+/// anything else: git's default, 2 weeks). `None`: never.
+fn prune_cutoff(repo: &gix::Repository, started: SystemTime) -> Option<SystemTime> {
+    const TWO_WEEKS: Duration = Duration::from_secs(14 * 86_400);
+    let config = repo.config_snapshot();
+    let grace = match config.string("gc.pruneExpire") {
+        None => TWO_WEEKS,
+        Some(text) => match parse_prune_expire(&text.to_string()) {
+            PruneExpire::Never => return None,
+            PruneExpire::After(grace) => grace,
+        },
+    };
+    started.checked_sub(grace)
+}
+
+/// What `gc.pruneExpire` says.
+#[derive(Debug, PartialEq, Eq)]
+enum PruneExpire {
+    /// Never prune.
+    Never,
+    /// Prune objects older than this.
+    After(Duration),
+}
+
+/// Parses `gc.pruneExpire` (the forms git documents most; anything else
+/// is git's default, two weeks: the safe side).
+fn parse_prune_expire(text: &str) -> PruneExpire {
+    const TWO_WEEKS: Duration = Duration::from_secs(14 * 86_400);
+    let t = text.trim().to_ascii_lowercase();
+    match t.as_str() {
+        "now" => return PruneExpire::After(Duration::ZERO),
+        "never" | "false" => return PruneExpire::Never,
+        _ => {}
+    }
+    let parts: Vec<&str> = t.split(['.', ' ']).filter(|p| !p.is_empty()).collect();
+    let [n, unit, "ago"] = parts.as_slice() else {
+        return PruneExpire::After(TWO_WEEKS);
+    };
+    let Ok(n) = n.parse::<u64>() else {
+        return PruneExpire::After(TWO_WEEKS);
+    };
+    let unit_secs = match unit.trim_end_matches('s') {
+        "second" => 1,
+        "minute" => 60,
+        "hour" => 3_600,
+        "day" => 86_400,
+        "week" => 604_800,
+        _ => return PruneExpire::After(TWO_WEEKS),
+    };
+    n.checked_mul(unit_secs)
+        .map_or(PruneExpire::After(TWO_WEEKS), |s| {
+            PruneExpire::After(Duration::from_secs(s))
+        })
+}
+
+/// Whether an index of the repository (the main worktree's or a linked
+/// one's) is being written: its `index.lock` exists.
+fn index_being_written(common_dir: &Path) -> bool {
+    if common_dir.join("index.lock").exists() {
+        return true;
+    }
+    std::fs::read_dir(common_dir.join("worktrees"))
+        .is_ok_and(|dirs| dirs.flatten().any(|d| d.path().join("index.lock").exists()))
+}
+
 fn written_since(common_dir: &Path, id: &ObjectId, since: SystemTime) -> bool {
     let hex = id.to_string();
     let path = common_dir.join("objects").join(&hex[..2]).join(&hex[2..]);
@@ -470,4 +544,31 @@ fn remove_temp(common_dir: &Path, name: &str) -> Option<u64> {
     let size = std::fs::symlink_metadata(dir.join(name)).ok()?.len();
     let fd = crate::nofollow::Dir::open(&dir).ok()?;
     fd.remove(name).ok().map(|()| size)
+}
+
+#[cfg(test)]
+mod prune_expire_tests {
+    use super::{parse_prune_expire, PruneExpire};
+    use std::time::Duration;
+
+    #[test]
+    fn git_forms_are_read_and_anything_else_is_two_weeks() {
+        let two_weeks = PruneExpire::After(Duration::from_secs(14 * 86_400));
+        assert_eq!(
+            parse_prune_expire("now"),
+            PruneExpire::After(Duration::ZERO)
+        );
+        assert_eq!(parse_prune_expire("never"), PruneExpire::Never);
+        assert_eq!(
+            parse_prune_expire("3.days.ago"),
+            PruneExpire::After(Duration::from_secs(3 * 86_400))
+        );
+        assert_eq!(
+            parse_prune_expire("1 hour ago"),
+            PruneExpire::After(Duration::from_secs(3_600))
+        );
+        assert_eq!(parse_prune_expire("2.weeks.ago"), two_weeks);
+        assert_eq!(parse_prune_expire("yesterday-ish"), two_weeks);
+        assert_eq!(parse_prune_expire("99999999999999999.weeks.ago"), two_weeks);
+    }
 }
