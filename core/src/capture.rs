@@ -149,39 +149,26 @@ where
         match found {
             Found::File(..) => {
                 if let Some(held) = plan.held.remove(key) {
-                    let (bytes, digest) = match held {
-                        Err(Error::TooLarge {
-                            path: Some(_),
-                            size,
-                            ..
-                        }) if size > options.max_file_bytes => {
-                            skip_late(&mut skeleton, key, size);
-                            grew = true;
-                            progress.step();
-                            continue;
-                        }
-                        held => held?,
-                    };
-                    encoder.entry(key, Some(&bytes));
-                    skeleton.digests.insert(key.clone(), digest);
-                    progress.step();
-                    continue;
-                }
-                let bytes = match root.read_file(key, Some(options.max_file_bytes)) {
-                    // It grew past the limit since it was looked at. (A
-                    // refusal of the root's own, a budget, is an error.)
-                    Err(Error::TooLarge {
-                        path: Some(_),
-                        size,
-                        ..
-                    }) if size > options.max_file_bytes => {
+                    if let Some(size) = grew_past_limit(&held, options.max_file_bytes) {
                         skip_late(&mut skeleton, key, size);
                         grew = true;
                         progress.step();
                         continue;
                     }
-                    read => read?,
-                };
+                    let (bytes, digest) = held?;
+                    encoder.entry(key, Some(&bytes));
+                    skeleton.digests.insert(key.clone(), digest);
+                    progress.step();
+                    continue;
+                }
+                let read = root.read_file(key, Some(options.max_file_bytes));
+                if let Some(size) = grew_past_limit(&read, options.max_file_bytes) {
+                    skip_late(&mut skeleton, key, size);
+                    grew = true;
+                    progress.step();
+                    continue;
+                }
+                let bytes = read?;
                 // Hash on a second thread while encoding (large files only).
                 let (digest, ()) = parallel::join(
                     bytes.len(),
@@ -313,6 +300,20 @@ fn plan_one(
         plan.entries.insert(resolved.key, found);
     }
     Ok(())
+}
+
+/// The size of a file that grew past `max` since it was looked at, when
+/// `read` is that refusal. (A refusal of the root's own, a budget, is not:
+/// it stays an error.)
+fn grew_past_limit<T>(read: &Result<T>, max: u64) -> Option<u64> {
+    match read {
+        Err(Error::TooLarge {
+            path: Some(_),
+            size,
+            ..
+        }) if *size > max => Some(*size),
+        _ => None,
+    }
 }
 
 /// Moves `key`, found over the limit only when read, from the snapshot's
