@@ -144,7 +144,7 @@ fn migrate_1000_branch_checkpoints_keeps_every_document_and_history() {
         "{message}"
     );
     assert!(
-        message.contains(&format!("Entire-Metadata-Task: tasks/toolu_0")),
+        message.contains("Entire-Metadata-Task: tasks/toolu_0"),
         "{message}"
     );
     let one = legacy(1);
@@ -271,7 +271,7 @@ fn the_mirror_topology_writes_both_and_reads_the_primary() {
     let report = store
         .migrate(Backend::GitRefs, &MigrateOptions::new())
         .unwrap();
-    assert_eq!(report.already_present, [id.clone()]);
+    assert_eq!(report.already_present, std::slice::from_ref(&id));
 
     // A ULID is not mirrored: the branch holds legacy IDs only.
     let ulid = "01KVBJCWYA4YW6J5M9GP655HZN";
