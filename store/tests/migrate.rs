@@ -188,12 +188,17 @@ fn dry_run_changes_nothing() {
     assert_eq!(report.migrated.len(), 5);
     assert_eq!(repo.git(&["for-each-ref"]), refs_before);
     assert_eq!(count_objects(&repo), objects_before);
-    assert!(!repo.path().join(".git/entire-push-queue").exists() || refs_before.is_empty());
-    // Then the real run does what the dry run said.
+    let queue = repo.path().join(".git/entire-checkpoint-push-queue.jsonl");
+    assert!(!queue.exists(), "a dry run queues nothing");
+    // Then the real run does what the dry run said, and queues the new refs.
     let real = refs
         .migrate(Backend::GitRefs, &MigrateOptions::new())
         .unwrap();
     assert_eq!(real.migrated, report.migrated);
+    let queued = std::fs::read_to_string(&queue).unwrap();
+    for m in &real.migrated {
+        assert!(queued.contains(&m.ref_name), "{} not queued", m.ref_name);
+    }
 }
 
 #[test]
