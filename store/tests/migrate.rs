@@ -334,3 +334,42 @@ fn a_mirror_failure_leaves_the_primary_and_the_next_write_repairs_it() {
     assert_eq!(documents(&branch), documents(&store));
     repo.assert_fsck();
 }
+
+#[test]
+fn a_summary_that_would_change_beyond_its_paths_is_skipped_and_the_run_goes_on() {
+    let repo = TestRepo::new();
+    let branch = store(&repo, Backend::GitBranch);
+    let (odd, fine) = (legacy(11), legacy(12));
+    branch.write_session(&session(&odd, "s", 1)).unwrap();
+    // The checkpoint `odd` gets a summary field this version does not know
+    // (a later tool's), on a new branch commit.
+    let (shard, rest) = odd.split_at(2);
+    let dir = format!("{BRANCH_REF}:{shard}/{rest}");
+    let summary = repo.cat(&format!("{dir}/metadata.json"));
+    let summary = summary.replacen("{\n", "{\n  \"future_field\": true,\n", 1);
+    let blob = repo.blob(summary.as_bytes());
+    let slot = repo.git(&["rev-parse", &format!("{dir}/0")]);
+    let cp = repo.mktree(&[
+        ("040000", "tree", slot.trim(), "0"),
+        ("100644", "blob", &blob, "metadata.json"),
+    ]);
+    let shard_tree = repo.mktree(&[("040000", "tree", &cp, rest)]);
+    let root = repo.mktree(&[("040000", "tree", &shard_tree, shard)]);
+    let tip = repo.git(&["rev-parse", BRANCH_REF]);
+    let commit = repo.commit_tree(&root, Some(tip.trim()), &format!("Checkpoint: {odd}"));
+    repo.git(&["update-ref", BRANCH_REF, &commit]);
+    branch.write_session(&session(&fine, "s", 2)).unwrap();
+
+    let report = store(&repo, Backend::GitRefs)
+        .migrate(Backend::GitRefs, &MigrateOptions::new())
+        .unwrap();
+    assert_eq!(report.on_branch, 2);
+    assert_eq!(report.skipped.len(), 1, "{report:?}");
+    assert_eq!(report.skipped[0].checkpoint_id, odd);
+    assert_eq!(report.skipped[0].code, ErrorCode::Conflict);
+    assert_eq!(report.migrated.len(), 1);
+    assert_eq!(report.migrated[0].checkpoint_id, fine);
+    let refs = repo.refs();
+    assert!(!refs.iter().any(|r| r.ends_with(&odd)), "{refs:?}");
+    assert!(refs.iter().any(|r| r.ends_with(&fine)), "{refs:?}");
+}
