@@ -19,6 +19,7 @@ use gix::ObjectId;
 
 use crate::backend::{Backend, Place};
 use crate::branch_backend::{self, BRANCH_REF};
+use crate::layout::METADATA_FILE;
 use crate::migrate_history::{self, Version};
 use crate::objects::{self, corrupt};
 use crate::ref_update::{self, cas_edit, read_tip, Proposal};
@@ -226,39 +227,24 @@ impl Store {
         let from = Place::new(&cid, Backend::GitBranch)?;
         let to = Place::new(&cid, Backend::GitRefs)?;
         if let Some(existing) = read_tip(repo, to.ref_name())? {
-            return self.compare_existing(repo, &from, tree, &to, existing);
+            return match same_documents(repo, &from, tree, &to, existing)? {
+                None => Ok(Outcome::AlreadyPresent),
+                Some(difference) => Err(Error::Conflict {
+                    what: format!("ref {}", to.ref_name()),
+                    reason: format!(
+                        "it already exists and differs from the branch's copy ({difference}); left as it is"
+                    ),
+                }),
+            };
         }
         if history.last().map(|v| v.tree) != Some(tree) {
             history.push(Version { commit: tip, tree });
         }
-        let what = format!("checkpoint {id} in git-branch");
         if dry_run {
-            for version in &history {
-                let entries = objects::read_tree(repo, &version.tree, &what)?;
-                let summary = objects::find(&entries, crate::layout::METADATA_FILE)
-                    .ok_or_else(|| corrupt(&what, "it has no metadata.json"))?;
-                relocate::summary_bytes(
-                    &objects::read_blob(repo, &summary.oid, &what)?,
-                    &from,
-                    &to,
-                )?;
-            }
+            check_history(repo, &history, &from, &to)?;
             return Ok(Outcome::Migrated(history.len()));
         }
-        let mut head = None;
-        for version in &history {
-            let moved = relocate::tree(repo, version.tree, &from, &to)?;
-            let commit = history::commit(repo, &version.commit)?;
-            let message = relocate::message(&commit.message, &from, &to);
-            head = Some(objects::write_commit(
-                repo,
-                moved,
-                head,
-                &message,
-                &commit.author,
-            )?);
-        }
-        let head = head.ok_or_else(|| corrupt(&what, "it has no version"))?;
+        let head = write_history(repo, &history, &from, &to)?;
         let who = signature(repo, None);
         ref_update::update(repo, &self.common_dir, to.ref_name(), &who, |now| {
             if now.is_some() {
@@ -278,33 +264,76 @@ impl Store {
             })
         })?;
         refs_backend::enqueue(&self.common_dir, to.ref_name());
-        match self.compare_existing(repo, &from, tree, &to, head)? {
-            Outcome::AlreadyPresent => Ok(Outcome::Migrated(history.len())),
-            Outcome::Migrated(_) => Err(corrupt(&what, "the copy did not read back")),
+        // Verified before it counts: every document read back from both.
+        match same_documents(repo, &from, tree, &to, head)? {
+            None => Ok(Outcome::Migrated(history.len())),
+            Some(difference) => Err(corrupt(
+                to.ref_name(),
+                format!("the copy does not read back as the branch's ({difference})"),
+            )),
         }
     }
+}
 
-    /// The checkpoint's ref exists at `existing`: the same documents as
-    /// the branch's `tree` is [`Outcome::AlreadyPresent`], others a conflict.
-    fn compare_existing(
-        &self,
-        repo: &gix::Repository,
-        from: &Place,
-        tree: ObjectId,
-        to: &Place,
-        existing: ObjectId,
-    ) -> Result<Outcome> {
-        let copy = to
-            .checkpoint_tree(repo, Some(existing))?
-            .ok_or_else(|| corrupt(to.ref_name(), "names no commit"))?;
-        match relocate::difference(repo, tree, from, copy, to)? {
-            None => Ok(Outcome::AlreadyPresent),
-            Some(difference) => Err(Error::Conflict {
-                what: format!("ref {}", to.ref_name()),
-                reason: format!(
-                    "it already exists and differs from the branch's copy ({difference}); left as it is"
-                ),
-            }),
-        }
+/// Why the checkpoint at the ref commit `copy` does not hold the documents
+/// of the branch's `tree`; `None` when it does.
+fn same_documents(
+    repo: &gix::Repository,
+    from: &Place,
+    tree: ObjectId,
+    to: &Place,
+    copy: ObjectId,
+) -> Result<Option<String>> {
+    let copy = to
+        .checkpoint_tree(repo, Some(copy))?
+        .ok_or_else(|| corrupt(to.ref_name(), "names no commit"))?;
+    relocate::difference(repo, tree, from, copy, to)
+}
+
+/// Fails as [`write_history`] would for a summary it cannot relocate,
+/// writing nothing.
+fn check_history(
+    repo: &gix::Repository,
+    history: &[Version],
+    from: &Place,
+    to: &Place,
+) -> Result<()> {
+    let what = format!("checkpoint {} in git-branch", from.id);
+    for version in history {
+        let entries = objects::read_tree(repo, &version.tree, &what)?;
+        let summary = objects::find(&entries, METADATA_FILE)
+            .ok_or_else(|| corrupt(&what, "it has no metadata.json"))?;
+        relocate::summary_bytes(&objects::read_blob(repo, &summary.oid, &what)?, from, to)?;
     }
+    Ok(())
+}
+
+/// Writes the git-refs history of the versions `history` (oldest first):
+/// one commit each, the version's tree relocated, the branch commit's
+/// message (relocated) and author; returns the newest commit.
+fn write_history(
+    repo: &gix::Repository,
+    history: &[Version],
+    from: &Place,
+    to: &Place,
+) -> Result<ObjectId> {
+    let mut head = None;
+    for version in history {
+        let moved = relocate::tree(repo, version.tree, from, to)?;
+        let commit = history::commit(repo, &version.commit)?;
+        let message = relocate::message(&commit.message, from, to);
+        head = Some(objects::write_commit(
+            repo,
+            moved,
+            head,
+            &message,
+            &commit.author,
+        )?);
+    }
+    head.ok_or_else(|| {
+        corrupt(
+            format!("checkpoint {} in git-branch", from.id),
+            "it has no version",
+        )
+    })
 }
