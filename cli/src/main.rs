@@ -20,6 +20,7 @@ mod rewind;
 mod shadow;
 mod snapshot_commands;
 mod store;
+mod store_migrate;
 mod store_remote;
 mod store_storage;
 #[cfg(test)]

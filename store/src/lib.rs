@@ -58,6 +58,9 @@ mod git_version;
 pub mod layout;
 mod locks;
 pub mod message;
+mod migrate;
+mod migrate_history;
+mod mirror;
 mod nofollow;
 mod objects;
 mod read;
@@ -65,6 +68,7 @@ pub mod redaction;
 mod ref_store;
 pub mod ref_update;
 mod refs_backend;
+mod relocate;
 mod remote;
 mod session;
 mod session_write;
@@ -86,6 +90,10 @@ pub use documents::{
     Attribution, CheckpointSummary, CodeLearning, Document, LearningsSummary, Metadata, RawJson,
     SessionFilePaths, SessionMetrics, Summary, TaskCheckpoint, TokenUsage,
 };
+pub use migrate::{
+    MigrateOptions, MigrateProgress, MigrateReport, MigratedCheckpoint, SkippedCheckpoint,
+};
+pub use mirror::{MirrorOutcome, MirrorWrite};
 pub use objects::FileMode;
 pub use read::{CheckpointInfo, Damage, SessionContent};
 pub use redaction::{NoRedaction, Redact};

@@ -11,6 +11,7 @@ use crate::checkpoint::{CheckpointDir, MetadataCache};
 use crate::layout::MAX_CHUNK_BYTES;
 use crate::locks::{self, LockPolicy};
 use crate::message::snapshot_message;
+use crate::mirror::MirrorWrite;
 use crate::objects;
 use crate::redaction::Redact;
 use crate::ref_update::{self, cas_edit, Proposal};
@@ -22,7 +23,7 @@ use crate::{refs_backend, sharing, trust, undo};
 use agent_checkpoint::{
     Error, ParseOptions, Plan, PlanOptions, Result, RollbackOptions, RollbackReport,
 };
-use agent_checkpoint_naming::id::{validate_checkpoint_id, CheckpointId};
+use agent_checkpoint_naming::id::{validate_checkpoint_id, CheckpointId, IdKind};
 pub use agent_checkpoint_naming::lock_wait::{DEFAULT_LOCK_WAIT, MAX_WAIT_FACTOR};
 
 /// How a [`Store`] is opened.
@@ -31,6 +32,11 @@ pub use agent_checkpoint_naming::lock_wait::{DEFAULT_LOCK_WAIT, MAX_WAIT_FACTOR}
 pub struct StoreOptions {
     /// Where new checkpoints go (default [`Backend::GitRefs`]).
     pub backend: Backend,
+    /// A second backend every write is copied to after the primary
+    /// (`None`, the default: no mirror). Only [`Backend::GitBranch`] behind
+    /// a [`Backend::GitRefs`] primary, the seed's rollout topology: see
+    /// [`StoreOptions::mirror`].
+    pub mirror: Option<Backend>,
     /// The redaction step every prompt, transcript and summary passes
     /// through (default: the redactor of `agent-checkpoint-redact` with its
     /// default rules).
@@ -65,6 +71,7 @@ impl std::fmt::Debug for StoreOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StoreOptions")
             .field("backend", &self.backend)
+            .field("mirror", &self.mirror)
             .field("transcript_chunk_bytes", &self.transcript_chunk_bytes)
             .field("fetch_missing_from", &self.fetch_missing_from)
             .field("lock_wait", &self.lock_wait)
@@ -85,6 +92,7 @@ impl StoreOptions {
     pub fn new(redactor: Arc<dyn Redact>) -> StoreOptions {
         StoreOptions {
             backend: Backend::GitRefs,
+            mirror: None,
             redactor,
             transcript_chunk_bytes: MAX_CHUNK_BYTES,
             fetch_missing_from: None,
@@ -120,6 +128,22 @@ impl StoreOptions {
     #[must_use]
     pub fn backend(mut self, backend: Backend) -> StoreOptions {
         self.backend = backend;
+        self
+    }
+
+    /// Mirrors every write to `mirror` (the seed's rollout topology:
+    /// git-refs primary, git-branch mirror). The primary is written first;
+    /// then the checkpoint's whole new tree is copied to the mirror, so a
+    /// mirror that missed a write is brought level by the next write of
+    /// that checkpoint. A mirror failure leaves the primary write standing
+    /// and is reported in [`SessionWritten::mirror`] (and logged). A
+    /// legacy-ID checkpoint found only on the mirror is migrated to the
+    /// primary (as [`Store::migrate`] does) before the write, so no session
+    /// is lost; ULID checkpoints are not mirrored (the branch holds legacy
+    /// IDs only). Reads prefer the primary.
+    #[must_use]
+    pub fn mirror(mut self, mirror: Backend) -> StoreOptions {
+        self.mirror = Some(mirror);
         self
     }
 
@@ -159,6 +183,8 @@ pub struct SessionWritten {
     pub session_index: usize,
     /// The undo-snapshot commit, when the write carried a snapshot.
     pub snapshot_commit: Option<String>,
+    /// The mirror's part of the write, when the store has a mirror.
+    pub mirror: Option<MirrorWrite>,
 }
 
 /// A git repository opened for checkpoints. Cheap to share across threads
@@ -206,6 +232,17 @@ impl Store {
     /// `git config --global --add safe.directory <path>` that trusts it).
     pub fn open_with(path: impl AsRef<Path>, options: StoreOptions) -> Result<Store> {
         let path = path.as_ref();
+        if let Some(mirror) = options.mirror {
+            if (options.backend, mirror) != (Backend::GitRefs, Backend::GitBranch) {
+                return Err(Error::invalid_argument(
+                    "mirror",
+                    format!(
+                        "a {} store cannot mirror to {mirror}: the mirror topology is git-refs primary, git-branch mirror",
+                        options.backend
+                    ),
+                ));
+            }
+        }
         let not_a_repository = |e: &dyn std::fmt::Display| Error::NotARepository {
             path: path.display().to_string(),
             reason: e.to_string(),
@@ -262,6 +299,11 @@ impl Store {
         self.options.backend
     }
 
+    /// The backend writes are mirrored to, if any ([`StoreOptions::mirror`]).
+    pub fn mirror(&self) -> Option<Backend> {
+        self.options.mirror
+    }
+
     /// The git common dir (shared by every worktree of the repository),
     /// where the push queue and the ref lock files live.
     pub fn common_dir(&self) -> &Path {
@@ -314,7 +356,16 @@ impl Store {
         let snapshot_ref = snapshot_ref(&id);
         let message = prepared.message(place.prefix());
         let what = format!("checkpoint {id}");
-        let (commit, (slot, snapshot_commit)) = self.commit(
+        if self.mirror_of(&place).is_some() && id.kind() == IdKind::Legacy {
+            // A mirror that cannot be read is the mirror's failure (the
+            // mirror write below reports it), never the primary's.
+            if let Err(e) = self.adopt_from_branch(&repo, &place) {
+                (self.options.log)(&format!(
+                    "checkpoint {id}: its copy on the mirror was not adopted: {e}"
+                ));
+            }
+        }
+        let (commit, (slot, snapshot_commit)) = self.commit_to(
             &repo,
             &place,
             &who,
@@ -346,19 +397,37 @@ impl Store {
             // reported as a failed write.
             let _ = crate::storage::apply_on_write(&repo, &self.common_dir, &retention, &who);
         }
+        let mirror = self.mirror_write(&repo, &place, commit, &message, &who);
         Ok(SessionWritten {
             commit: commit.to_string(),
             ref_name: place.ref_name().to_owned(),
             session_index: slot,
             snapshot_commit,
+            mirror,
         })
+    }
+
+    /// [`Store::commit_to`], then the copy to the mirror when the store
+    /// has one (a mirror failure is logged, never returned).
+    pub(crate) fn commit<T, U>(
+        &self,
+        repo: &gix::Repository,
+        place: &Place,
+        who: &gix::actor::Signature,
+        message: &str,
+        edit: impl FnMut(&gix::Repository, Option<ObjectId>) -> Result<(ObjectId, T)>,
+        extra: impl FnMut(&gix::Repository, &mut Vec<crate::ref_store::Edit>, T) -> Result<U>,
+    ) -> Result<(ObjectId, U)> {
+        let (commit, value) = self.commit_to(repo, place, who, message, edit, extra)?;
+        let _ = self.mirror_write(repo, place, commit, message, who);
+        Ok((commit, value))
     }
 
     /// The shared write loop: under the ref's lock, up to 16 times, read the
     /// tip, let `edit` rebuild the checkpoint tree, commit it, let `extra`
     /// add companion ref edits, compare-and-swap. The git-refs ref is
     /// enqueued for push once it moved.
-    pub(crate) fn commit<T, U>(
+    pub(crate) fn commit_to<T, U>(
         &self,
         repo: &gix::Repository,
         place: &Place,

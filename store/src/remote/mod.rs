@@ -19,7 +19,7 @@ pub(crate) mod blobs;
 mod fetch;
 pub(crate) mod git_program;
 mod held;
-mod history;
+pub(crate) mod history;
 mod integrate;
 mod known;
 mod lazy;
