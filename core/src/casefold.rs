@@ -23,6 +23,7 @@ pub(crate) mod probe;
 pub(crate) mod respell;
 pub(crate) mod spell;
 
+use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization as _;
 
 /// The key two spellings share when a case-insensitive, normalising
@@ -39,18 +40,25 @@ pub(crate) fn fold(text: &str) -> String {
 
 /// Another spelling of `name` that a folding filesystem takes for the same
 /// name and a case-sensitive, non-normalising one does not: ASCII letters
-/// flipped in case, or else the other Unicode normal form. `None` when the
-/// name has neither (it then has no other spelling to look up).
+/// flipped in case, or else the other Unicode normal form. A letter that a
+/// combining mark follows (`e` of a decomposed `é`) is left alone: flipped,
+/// it composes to another non-ASCII letter (`É`), which a filesystem that
+/// folds ASCII case only takes for another name. `None` when the name has
+/// neither (it then has no other spelling to look up).
 pub(crate) fn other_spelling(name: &str) -> Option<String> {
-    if name.bytes().any(|b| b.is_ascii_alphabetic()) {
-        let flipped = name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_lowercase() {
-                    c.to_ascii_uppercase()
-                } else {
-                    c.to_ascii_lowercase()
-                }
+    let chars: Vec<char> = name.chars().collect();
+    let flippable = |i: usize| {
+        chars[i].is_ascii_alphabetic()
+            && !chars
+                .get(i + 1)
+                .is_some_and(|next| is_combining_mark(*next))
+    };
+    if (0..chars.len()).any(flippable) {
+        let flipped = (0..chars.len())
+            .map(|i| match chars[i] {
+                c if !flippable(i) => c,
+                c if c.is_ascii_lowercase() => c.to_ascii_uppercase(),
+                c => c.to_ascii_lowercase(),
             })
             .collect();
         return Some(flipped);
@@ -82,7 +90,11 @@ mod tests {
     fn other_spelling_flips_case_or_normal_form() {
         assert_eq!(other_spelling("a.Txt").as_deref(), Some("A.tXT"));
         assert_eq!(other_spelling("\u{e9}").as_deref(), Some("e\u{301}"));
-        assert_eq!(other_spelling("e\u{301}").as_deref(), Some("E\u{301}"));
+        assert_eq!(other_spelling("e\u{301}").as_deref(), Some("\u{e9}"));
+        assert_eq!(
+            other_spelling("cafe\u{301}.txt").as_deref(),
+            Some("CAFe\u{301}.TXT")
+        );
         assert_eq!(other_spelling("123"), None);
         assert_eq!(other_spelling("\u{4e2d}"), None);
     }

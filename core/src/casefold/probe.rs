@@ -106,11 +106,6 @@ impl<'r, R: Root + ?Sized> Folding<'r, R> {
         names.iter().find(|n| fold(n) == wanted).cloned()
     }
 
-    /// Forgets the listing of `dir` (after a change to it).
-    pub(crate) fn forget_listing(&mut self, dir: Option<&RelPath>) {
-        self.listings.remove(&dir.cloned());
-    }
-
     /// `path` with every existing component in a directory that folds
     /// names spelled as that directory holds it; the components from the
     /// first missing one on are kept as given.

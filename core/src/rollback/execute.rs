@@ -51,7 +51,7 @@ pub(super) fn execute<'s, R: Root + ?Sized>(
         dirty_dirs: BTreeMap::new(),
     };
     // A case-insensitive directory holding a path under another spelling.
-    let misspelled = crate::casefold::respell::respell(root, snapshot, &mut decided.decisions);
+    let respelled = crate::casefold::respell::respell(root, snapshot, &mut decided.decisions);
     let mut by_depth: Vec<&Decision<'_>> = decided.decisions.iter().collect();
     by_depth.sort_by(|a, b| {
         b.path
@@ -69,11 +69,6 @@ pub(super) fn execute<'s, R: Root + ?Sized>(
                 run.unpruned.insert(d.path.clone(), e.to_string());
             }
             _ => {}
-        }
-    }
-    for (i, e) in &misspelled {
-        if let Some(d) = decided.decisions.get(*i) {
-            run.failed(d, e);
         }
     }
     run.remove_stray_temps(&decided.decisions);
@@ -135,6 +130,15 @@ pub(super) fn execute<'s, R: Root + ?Sized>(
                 run.settle_write(d, written);
                 progress.step();
             }
+        }
+    }
+    let misnamed =
+        crate::casefold::respell::give_names_back(root, &decided.decisions, &respelled, |p| {
+            !run.failures.contains_key(p) && !run.conflicts.contains(p)
+        });
+    for (i, e) in &misnamed {
+        if let Some(d) = decided.decisions.get(*i) {
+            run.failed(d, e);
         }
     }
     run.settle_unpruned(snapshot);
