@@ -9,6 +9,8 @@
 //! - [`CapRoot`] (feature `cap-std`, native targets): a real directory
 //!   opened once through cap-std.
 //! - [`MemRoot`]: an in-memory tree for tests and the wasm-bindgen package.
+//! - [`FoldingRoot`]: a case-insensitive, normalising view of another root
+//!   (as APFS), for tests.
 //!
 //! What every root shares lives here too: [`check_expect`] (the guarded
 //! write's last look), [`walk_parents`] (the "no symlink in a parent" walk
@@ -17,11 +19,13 @@
 
 #[cfg(all(feature = "cap-std", any(unix, windows)))]
 pub(crate) mod cap;
+mod folding;
 mod mem;
 pub mod temp;
 
 #[cfg(all(feature = "cap-std", any(unix, windows)))]
 pub use cap::{ambient_authority, AmbientAuthority, CapRoot};
+pub use folding::FoldingRoot;
 pub use mem::{MemNode, MemRoot};
 
 use crate::error::{Error, Result};
