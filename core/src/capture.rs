@@ -48,6 +48,8 @@ struct Plan {
     held: BTreeMap<RelPath, Held>,
     /// Files over `max_file_bytes`, with the size seen: left out, unread.
     skipped: BTreeMap<RelPath, u64>,
+    /// The keys in the order the batch first named them.
+    first_seen: Vec<RelPath>,
 }
 
 /// Snapshots `paths` under `root` and returns the snapshot's JSON text.
@@ -97,6 +99,7 @@ where
     S: AsRef<str>,
 {
     let mut plan = plan(root, paths, options)?;
+    respell(root, &mut plan);
     // Files the batch replaces: a new path below one of them is a type flip.
     let files: BTreeSet<RelPath> = plan
         .entries
@@ -288,6 +291,9 @@ fn plan_one(
     if let Some(m) = resolved.metadata.filter(|m| m.len > options.max_file_bytes) {
         // Two spellings of one file: the first one's look counts.
         if !plan.entries.contains_key(&resolved.key) {
+            if !plan.skipped.contains_key(&resolved.key) {
+                plan.first_seen.push(resolved.key.clone());
+            }
             plan.skipped.entry(resolved.key).or_insert(m.len);
         }
         return Ok(());
@@ -297,6 +303,7 @@ fn plan_one(
         if let Some(held) = held {
             plan.held.insert(resolved.key.clone(), held);
         }
+        plan.first_seen.push(resolved.key.clone());
         plan.entries.insert(resolved.key, found);
     }
     Ok(())
@@ -322,6 +329,45 @@ fn skip_late(skeleton: &mut Snapshot, key: &RelPath, size: u64) {
     skeleton.entries.remove(key);
     skeleton.modes.remove(key);
     skeleton.skipped.insert(key.clone(), size);
+}
+
+/// Records every key under the spelling [`crate::casefold::spell`] gives
+/// it: where two keys become one, the one the batch named first counts.
+fn respell<R: Root + ?Sized>(root: &R, plan: &mut Plan) {
+    let keys: Vec<(RelPath, bool)> = plan
+        .first_seen
+        .iter()
+        .map(|k| {
+            let missing = plan.entries.get(k) == Some(&Found::Missing);
+            (k.clone(), !missing)
+        })
+        .collect();
+    let renames = crate::casefold::spell::spellings(root, &keys);
+    if renames.is_empty() {
+        return;
+    }
+    for (key, _) in keys {
+        let Some(to) = renames.get(&key) else {
+            continue;
+        };
+        let (found, held) = (plan.entries.remove(&key), plan.held.remove(&key));
+        let skipped = plan.skipped.remove(&key);
+        if plan.direct.remove(&key) {
+            plan.direct.insert(to.clone());
+        }
+        if plan.entries.contains_key(to) || plan.skipped.contains_key(to) {
+            continue;
+        }
+        if let Some(size) = skipped {
+            plan.skipped.insert(to.clone(), size);
+        }
+        if let Some(found) = found {
+            plan.entries.insert(to.clone(), found);
+        }
+        if let Some(held) = held {
+            plan.held.insert(to.clone(), held);
+        }
+    }
 }
 
 fn refuse_git(resolved: &Resolved) -> Result<()> {

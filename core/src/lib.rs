@@ -35,6 +35,7 @@
 
 mod applied;
 mod capture;
+mod casefold;
 #[doc(hidden)]
 pub mod codec;
 mod diff;

@@ -9,6 +9,8 @@
 //! - [`CapRoot`] (feature `cap-std`, native targets): a real directory
 //!   opened once through cap-std.
 //! - [`MemRoot`]: an in-memory tree for tests and the wasm-bindgen package.
+//! - [`FoldingRoot`]: a case-insensitive, normalising view of another root
+//!   (as APFS), for tests.
 //!
 //! What every root shares lives here too: [`check_expect`] (the guarded
 //! write's last look), [`walk_parents`] (the "no symlink in a parent" walk
@@ -17,11 +19,13 @@
 
 #[cfg(all(feature = "cap-std", any(unix, windows)))]
 pub(crate) mod cap;
+mod folding;
 mod mem;
 pub mod temp;
 
 #[cfg(all(feature = "cap-std", any(unix, windows)))]
 pub use cap::{ambient_authority, AmbientAuthority, CapRoot};
+pub use folding::FoldingRoot;
 pub use mem::{MemNode, MemRoot};
 
 use crate::error::{Error, Result};
@@ -298,6 +302,24 @@ pub trait Root {
     /// checking `expect` right before the unlink.
     fn remove_file(&self, path: &RelPath, expect: Expect) -> Result<()>;
 
+    /// Renames the file or symlink at `from` to `to`, a name in the same
+    /// directory at which nothing is found, after checking `expect` at
+    /// `from` and the absence at `to` right before the rename (one rename:
+    /// never a copy). Used to give a restored entry back its captured
+    /// spelling on a directory that folds names (docs/FORMAT.md,
+    /// "Case-insensitive and normalising filesystems"). The default, for
+    /// roots that cannot rename, fails with an `Unsupported` I/O error.
+    fn rename_file(&self, from: &RelPath, to: &RelPath, expect: Expect) -> Result<()> {
+        let _ = (to, expect);
+        Err(Error::io(
+            from.as_str(),
+            std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "this root cannot rename entries",
+            ),
+        ))
+    }
+
     /// Creates one directory (its parent must exist).
     fn create_dir(&self, path: &RelPath) -> Result<()>;
 
@@ -371,6 +393,9 @@ impl<R: Root + ?Sized> Root for &R {
     fn remove_file(&self, path: &RelPath, expect: Expect) -> Result<()> {
         (**self).remove_file(path, expect)
     }
+    fn rename_file(&self, from: &RelPath, to: &RelPath, expect: Expect) -> Result<()> {
+        (**self).rename_file(from, to, expect)
+    }
     fn create_dir(&self, path: &RelPath) -> Result<()> {
         (**self).create_dir(path)
     }
@@ -389,6 +414,17 @@ impl<R: Root + ?Sized> Root for &R {
     fn canonical_path(&self) -> Option<String> {
         (**self).canonical_path()
     }
+}
+
+/// Refuses a [`Root::rename_file`] whose names are not in one directory.
+pub fn check_same_dir(from: &RelPath, to: &RelPath) -> Result<()> {
+    if from.parent() == to.parent() {
+        return Ok(());
+    }
+    Err(Error::invalid_path(
+        to.as_str(),
+        "a rename stays in its directory",
+    ))
 }
 
 /// Default permission bits for a restored file whose mode was not recorded.

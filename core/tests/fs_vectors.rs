@@ -1,6 +1,9 @@
 //! Plays tests/vectors/fs_*.json against the in-memory root and a real temp dir.
 //!
-//! Case format: tests/vectors/README.md.
+//! Case format: tests/vectors/README.md. A `folding` case plays on a
+//! [`FoldingRoot`] over the in-memory root, and on a real directory only on
+//! the folding mount that tests/casefold/run names in
+//! `AGENT_CHECKPOINT_CASEFOLD_DIR` (skipped, and counted, without it).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -11,7 +14,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use agent_checkpoint::root::{MemNode, Root};
+use agent_checkpoint::root::{FoldingRoot, MemNode, Root};
 use agent_checkpoint::{
     capture, snapshot_paths, CapRoot, CaptureOptions, MemRoot, ParseOptions, RecordOptions,
     RelPath, RollbackOptions, SealKey, Snapshot,
@@ -27,6 +30,20 @@ const MEM_ABSOLUTE: &str = "/virtual/root";
 trait Harness {
     fn name(&self) -> &'static str;
     fn play(&self, case: &Value) -> Result<(), String>;
+    /// Why this harness cannot play `case` here, if it cannot.
+    fn skip(&self, _case: &Value) -> Option<&'static str> {
+        None
+    }
+}
+
+/// Whether `case` plays on a root that folds names.
+fn folding(case: &Value) -> bool {
+    case["folding"].as_bool() == Some(true)
+}
+
+/// The folding mount of tests/casefold/run, when it runs this test.
+fn folding_mount() -> Option<std::path::PathBuf> {
+    std::env::var_os("AGENT_CHECKPOINT_CASEFOLD_DIR").map(Into::into)
 }
 
 struct Mem;
@@ -42,6 +59,10 @@ impl Harness for Mem {
             let rel = RelPath::try_from(path.as_str()).map_err(|e| e.to_string())?;
             root.insert(&rel, mem_node(&node));
         }
+        if folding(case) {
+            let folding = FoldingRoot::new(root);
+            return play(case, &folding, MEM_ABSOLUTE, &|| mem_tree(folding.inner()));
+        }
         play(case, &root, MEM_ABSOLUTE, &|| mem_tree(&root))
     }
 }
@@ -50,8 +71,16 @@ impl Harness for Native {
     fn name(&self) -> &'static str {
         "rust-native"
     }
+    fn skip(&self, case: &Value) -> Option<&'static str> {
+        (folding(case) && folding_mount().is_none())
+            .then_some("a folding case needs the mount of tests/casefold/run")
+    }
     fn play(&self, case: &Value) -> Result<(), String> {
-        let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let tmp = match folding_mount().filter(|_| folding(case)) {
+            Some(mount) => tempfile::tempdir_in(mount),
+            None => tempfile::tempdir(),
+        }
+        .map_err(|e| e.to_string())?;
         let dir = tmp.path().join("root");
         std::fs::create_dir(&dir).map_err(|e| e.to_string())?;
         for (path, node) in Tree::from_case(case, "tree")?.nodes {
@@ -549,10 +578,15 @@ fn fs_vectors() {
     let harnesses: [&dyn Harness; 2] = [&Mem, &Native];
     let mut failures = Vec::new();
     let mut passed = 0;
+    let mut skipped = Vec::new();
     for harness in harnesses {
         let expected = expected_failures(harness.name());
         for case in &cases {
             let name = case["name"].as_str().unwrap_or("?");
+            if let Some(why) = harness.skip(case) {
+                skipped.push(format!("[{}] {name}: {why}", harness.name()));
+                continue;
+            }
             let result = harness.play(case);
             match (result, expected.contains(name)) {
                 (Ok(()), false) => passed += 1,
@@ -565,7 +599,14 @@ fn fs_vectors() {
             }
         }
     }
-    println!("fs vectors: {passed} passed, {} failed", failures.len());
+    for skip in &skipped {
+        println!("skipped: {skip}");
+    }
+    println!(
+        "fs vectors: {passed} passed, {} failed, {} skipped",
+        failures.len(),
+        skipped.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

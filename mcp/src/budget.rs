@@ -157,6 +157,10 @@ impl<R: Root + ?Sized> Root for Budgeted<'_, R> {
         self.inner.remove_file(path, expect)
     }
 
+    fn rename_file(&self, from: &RelPath, to: &RelPath, expect: Expect) -> Result<()> {
+        self.inner.rename_file(from, to, expect)
+    }
+
     fn create_dir(&self, path: &RelPath) -> Result<()> {
         self.inner.create_dir(path)
     }

@@ -35,10 +35,10 @@ struct Run<'r, R: Root + ?Sized> {
 }
 
 /// Carries out `decided` (see the module docs of [`crate::rollback`]).
-pub(super) fn execute<R: Root + ?Sized>(
+pub(super) fn execute<'s, R: Root + ?Sized>(
     root: &R,
-    snapshot: &Snapshot,
-    decided: Decided<'_>,
+    snapshot: &'s Snapshot,
+    mut decided: Decided<'s>,
     durable: bool,
     progress: Option<&OnProgress>,
 ) -> Outcome {
@@ -50,6 +50,8 @@ pub(super) fn execute<R: Root + ?Sized>(
         unpruned: BTreeMap::new(),
         dirty_dirs: BTreeMap::new(),
     };
+    // A case-insensitive directory holding a path under another spelling.
+    let respelled = crate::casefold::respell::respell(root, snapshot, &mut decided.decisions);
     let mut by_depth: Vec<&Decision<'_>> = decided.decisions.iter().collect();
     by_depth.sort_by(|a, b| {
         b.path
@@ -128,6 +130,15 @@ pub(super) fn execute<R: Root + ?Sized>(
                 run.settle_write(d, written);
                 progress.step();
             }
+        }
+    }
+    let misnamed =
+        crate::casefold::respell::give_names_back(root, &decided.decisions, &respelled, |p| {
+            !run.failures.contains_key(p) && !run.conflicts.contains(p)
+        });
+    for (i, e) in &misnamed {
+        if let Some(d) = decided.decisions.get(*i) {
+            run.failed(d, e);
         }
     }
     run.settle_unpruned(snapshot);

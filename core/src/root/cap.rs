@@ -18,7 +18,10 @@ use cap_std::fs::{Dir, OpenOptions};
 
 use super::mem::not_a_file;
 use super::temp::{is_temp_for, temp_name};
-use super::{check_expect, EntryKind, Expect, Looked, Metadata, OpenedFile, Root, WriteOptions};
+use super::{
+    check_expect, check_same_dir, EntryKind, Expect, Looked, Metadata, OpenedFile, Root,
+    WriteOptions,
+};
 use crate::error::{Error, Result};
 use crate::relpath::RelPath;
 use os::{create_link, link_text, metadata_of, plain_path, retry_busy, set_mode, temp_options};
@@ -616,6 +619,15 @@ impl Root for CapRoot {
             check_expect(path, lstat_in(&parent, path)?.as_ref(), expect)?;
         }
         retry_busy(|| parent.remove_file(path.file_name())).map_err(|e| Error::io(path.as_str(), e))
+    }
+
+    fn rename_file(&self, from: &RelPath, to: &RelPath, expect: Expect) -> Result<()> {
+        check_same_dir(from, to)?;
+        let parent = self.existing_parent(from)?;
+        check_expect(from, lstat_in(&parent, from)?.as_ref(), expect)?;
+        check_expect(to, lstat_in(&parent, to)?.as_ref(), Expect::Absent)?;
+        retry_busy(|| parent.rename(from.file_name(), &parent, to.file_name()))
+            .map_err(|e| Error::io(from.as_str(), e))
     }
 
     fn create_dir(&self, path: &RelPath) -> Result<()> {

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::sync::{Mutex, MutexGuard};
 
-use super::{check_expect, EntryKind, Expect, Metadata, Root, WriteOptions};
+use super::{check_expect, check_same_dir, EntryKind, Expect, Metadata, Root, WriteOptions};
 use crate::error::{Error, Result};
 use crate::relpath::RelPath;
 
@@ -301,6 +301,23 @@ impl Root for MemRoot {
                 Ok(())
             }
             None => Err(io_err(path, io::ErrorKind::NotFound, "no such file")),
+        }
+    }
+
+    fn rename_file(&self, from: &RelPath, to: &RelPath, expect: Expect) -> Result<()> {
+        check_same_dir(from, to)?;
+        let mut tree = self.lock();
+        check_parents(&tree, from)?;
+        check_expect(from, tree.metadata(from.as_str()).as_ref(), expect)?;
+        check_expect(to, tree.metadata(to.as_str()).as_ref(), Expect::Absent)?;
+        match tree.get(from.as_str()).cloned() {
+            Some(MemNode::Dir) => Err(io_err(from, io::ErrorKind::IsADirectory, "is a directory")),
+            Some(node) => {
+                tree.remove(from.as_str());
+                tree.set(to.as_str(), node);
+                Ok(())
+            }
+            None => Err(io_err(from, io::ErrorKind::NotFound, "no such file")),
         }
     }
 
