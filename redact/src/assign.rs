@@ -6,7 +6,8 @@
 //! is not one). The same test names the JSON keys whose value is replaced.
 
 use crate::placeholders::{
-    is_placeholder, is_reference, is_typed_sequence, names_a_stand_in, reads_as_words,
+    brackets_pair_up, is_placeholder, is_reference, is_typed_sequence, names_a_stand_in,
+    reads_as_words,
 };
 use crate::text::{scan_back, skip_escape_letter};
 
@@ -185,6 +186,15 @@ pub fn is_secretish(value: &str) -> bool {
         return false;
     }
     if b[0] == b'/' || b[0] == b'.' || b[0] == b'-' {
+        return false;
+    }
+    // Brackets that pair up are code (`foo(bar)x`, `cfg["k"]`, `{{ x }}`),
+    // a value ending in an opener is a call or an index cut at its quote
+    // (`os.getenv(`, `request.json[`); brackets that do not pair up are a
+    // password's punctuation.
+    if value.contains(['(', ')', '[', ']', '{', '}'])
+        && (brackets_pair_up(value) || value.ends_with(['(', '[', '{']))
+    {
         return false;
     }
     if value.contains("://")

@@ -16,10 +16,11 @@
 use crate::rules::{Anchor, Rule};
 
 /// Value bytes of an assignment: base64 and URL-safe alphabets plus the
-/// punctuation passwords use (`&` ends a query parameter, `:` a URL scheme).
+/// punctuation passwords use (`&` ends a query parameter, `:` a URL scheme,
+/// `<` an XML element), brackets included.
 macro_rules! value_class {
     () => {
-        r"[A-Za-z0-9_~+/=!@#$%^*?.-]"
+        r"[A-Za-z0-9_~+/=!@#$%^*?.{}()\[\]>-]"
     };
 }
 
@@ -59,13 +60,18 @@ pub const SECRET_ASSIGNMENT: Rule = Rule {
         // (`auth`, `npm_auth`, `basicAuth`; not `oauth`).
         r"(?:(?i:[a-z0-9_-]*(?:token|secret|password|passwd|pwd|api[_-]?key|access[_-]?key|private[_-]?key|secret[_-]?key|auth[_-]?key)|(?:[a-z0-9_-]*[_-])?auth)|[a-z0-9_-]*[a-z0-9]Auth)",
         // The glue: closing quote, `:`, `=`, `:=` or `=>`, opening quote.
-        r#"["']?[ \t]{0,4}(?::=|=>|[:=])[ \t]{0,4}["']?"#,
+        // Also Go's `name string = "…"`, `[]=`, `.=` (PHP), `?=`, `::=`
+        // (make), `= @"…"` (Objective-C), a key in brackets
+        // (`dict["secret"] = …`) and a call's next argument
+        // (`setProperty("X_TOKEN", "…")`).
+        r#"(?:["']\]?[ \t]{0,4},|["']?\]?(?:\[\])?[ \t]{0,4}(?:(?:string|String)[ \t]{1,4})?(?::{1,3}=|=>|\.=|\?=|[:=]))[ \t]{0,4}@?["'`]?"#,
         // The value, not starting with `?` (`${X:?message}`), not ending
-        // in a sentence's full stop.
-        "([A-Za-z0-9_~+/=!@#$%^*.-]",
+        // in a sentence's full stop; brackets inside it only when they do
+        // not pair up as code does (checked by `is_secretish`).
+        r"([A-Za-z0-9_~+/=!@#$%^*.{(\[-]",
         value_class!(),
-        "{6,254}[A-Za-z0-9_~+/=!@#$%^*?-])",
-        r#"(?:["'\s,;}\]\)&<>]|\.(?:\s|$)|$)"#
+        "{6,254}[A-Za-z0-9_~+/=!@#$%^*?})\\]>-])",
+        r#"(?:["'`\s,;}\]\)&<>]|\\[nrt]|\.(?:\s|$)|$)"#
     ),
     check: Some(crate::assign::is_secretish),
     max_len: 384,

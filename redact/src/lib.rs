@@ -61,6 +61,7 @@ mod rules;
 mod shapes;
 mod text;
 mod urls;
+mod xml;
 
 use std::borrow::Cow;
 

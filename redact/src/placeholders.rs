@@ -250,14 +250,52 @@ pub fn is_reference(value: &str) -> bool {
         return true;
     }
     match b {
-        [b'$', b'{' | b'(', ..] => true,
+        // A template or a command substitution is code: no bracket in it
+        // closes another kind (`${X:-a}`, `$(cat f)`, `{{ .Values.x }}`,
+        // cut short `${PW`); a password that merely starts with them does
+        // (`{{h}o)p${e]…`).
+        [b'$', b'{' | b'(', ..] | [b'{', b'{', ..] => !brackets_cross(value),
         [b'$', rest @ ..] => {
             !rest.is_empty() && rest.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
         }
-        [b'{', b'{', ..] => true,
         [b'%', b'(', ..] => true,
         _ => false,
     }
+}
+
+/// Every `(`, `[` and `{` in `value` closed by its own kind, in order, and
+/// no closing bracket without its opener: brackets as code writes them.
+pub fn brackets_pair_up(value: &str) -> bool {
+    bracket_walk(value) == Some(true)
+}
+
+/// A closing bracket of another kind than the last one open, or with none
+/// open (`{{h}o)`): not code.
+fn brackets_cross(value: &str) -> bool {
+    bracket_walk(value).is_none()
+}
+
+/// `None` when a closing bracket does not match; else whether every opened
+/// bracket was closed.
+fn bracket_walk(value: &str) -> Option<bool> {
+    let mut open = Vec::new();
+    for c in value.bytes() {
+        match c {
+            b'(' | b'[' | b'{' => open.push(c),
+            b')' | b']' | b'}' => {
+                let want = match c {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                if open.pop() != Some(want) {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(open.is_empty())
 }
 
 /// `<lower-case-name>`: `<` + lower-case letters, digits, `_`, `-` + `>`.

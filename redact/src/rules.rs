@@ -1353,7 +1353,15 @@ pub static RULES: &[Rule] = &[
         name: "kubernetes_secret",
         // A `kind: Secret` manifest: every value under its `data:` and
         // `stringData:` (see `kube.rs`; the keys stay).
-        keywords: &["kind: Secret"],
+        // Quoted or lower case too (`kind: 'Secret'`, `kind: secret`).
+        keywords: &[
+            "kind: Secret",
+            "kind: secret",
+            "kind: 'Secret'",
+            "kind: \"Secret\"",
+            "kind: 'secret'",
+            "kind: \"secret\"",
+        ],
         pattern: "",
         scan: Some(crate::kube::secret_values),
         examples: &[
@@ -1513,8 +1521,12 @@ pub static RULES: &[Rule] = &[
         keywords: &["curl "],
         // `-u`/`--user` and the proxy's `-U`/`--proxy-user`; a short flag
         // may be glued to its value (`-uci:secret`).
-        pattern: r#"curl(?:[ \t][^\n|;&]{0,256}?)?[ \t](?:-[uU](?:[ \t]+|=)?|--(?:proxy-)?user(?:[ \t]+|=))["']?[^\s:"'-][^\s:"'`]*:([^\s"'`]{3,})"#,
-        max_len: 512,
+        // Lines continued with `\` belong to the command; the user may be
+        // empty (`-u ":secret"`) and each half quoted on its own
+        // (`--user "id":"secret"`).
+        pattern: r#"curl(?:[ \t](?:[^\n\\|;&]|\\\r?\n|\\[^\n]){0,384}?)?[ \t\n](?:-[uU](?:[ \t]+|=)?|--(?:proxy-)?user(?:[ \t]+|=))["']?(?:[^\s:"'-][^\s:"'`]*)?["']?:["']?([^\s"'`]{3,})"#,
+        check: Some(crate::shapes::not_a_stand_in_password),
+        max_len: 640,
         examples: &[
             (
                 "curl -uci:F5SVgcc7UrN4At https://api.example.com",
@@ -1525,7 +1537,14 @@ pub static RULES: &[Rule] = &[
                 "curl --proxy-user proxy:REDACTED -x http://proxy.example.com:3128 https://example.com",
             ),
         ],
-        near_misses: &["curl -u ci https://api.example.com", "curl --user-agent ua:1.0 https://example.com"],
+        near_misses: &[
+            "curl -u ci https://api.example.com",
+            "curl --user-agent ua:1.0 https://example.com",
+            "curl -u admin:test https://localhost:9200",
+            "curl -u \"$USER:$PASS\" https://api.example.com",
+            "curl --user svc:[PASSWORD] https://api.example.com",
+            "curl -u \"aaa:bbb\" https://api.example.com",
+        ],
         ..BASE
     },
     Rule {
@@ -1571,6 +1590,31 @@ pub static RULES: &[Rule] = &[
         keywords: &["authorization"],
         any_case: true,
         pattern: r#"(?i:authorization)["']?[ \t]*[:=][ \t]*["']?(?i:basic)[ \t]+([A-Za-z0-9+/]{8,}={0,2})"#,
+        ..BASE
+    },
+    Rule {
+        name: "xml_secret_value",
+        // The value of an XML element or attribute named after a secret
+        // (see `xml.rs`; the names stay).
+        keywords: &["password", "passwd", "secret", "token", "apikey", "api_key", "apiKey"],
+        any_case: true,
+        pattern: "",
+        scan: Some(crate::xml::secret_values),
+        generic: true,
+        examples: &[
+            (
+                "<db_password>Qm7#zR2vK9x</db_password>",
+                "<db_password>REDACTED</db_password>",
+            ),
+            (
+                r#"<entry name="smtp_password" value="Lp3!vX8qN2w"/>"#,
+                r#"<entry name="smtp_password" value="REDACTED"/>"#,
+            ),
+        ],
+        near_misses: &[
+            "<password_policy>strict</password_policy>",
+            r#"<entry name="password" value="${SMTP_PASSWORD}"/>"#,
+        ],
         ..BASE
     },
     // The least specific rule, last: a span it shares with any other rule
