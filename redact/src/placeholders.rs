@@ -46,7 +46,13 @@ pub fn is_placeholder(value: &str) -> bool {
     if is_angle_name(value) || is_mask_run(value) {
         return true;
     }
-    false
+    // `secret_here`, `your-token-here`: a word that says where a secret goes.
+    let lower = value.to_ascii_lowercase();
+    value.len() <= 40
+        && (lower.ends_with("_here") || lower.ends_with("-here"))
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'-')
 }
 
 /// The body of a token after its known prefix that stands for one: its
