@@ -227,6 +227,9 @@ pub fn is_secretish(value: &str) -> bool {
         .iter()
         .filter(|c| c.is_ascii_digit() || PASSWORD_PUNCTUATION.contains(c))
         .count();
+    if letters == b.len() {
+        return is_letters_only_key(b);
+    }
     if letters == 0 || numbers == 0 {
         return false;
     }
@@ -241,6 +244,46 @@ pub fn is_secretish(value: &str) -> bool {
                 || s.iter().all(u8::is_ascii_alphabetic)
                 || (s.len() <= 3 && s[0].is_ascii_alphabetic())
         })
+}
+
+/// Letters only, yet a key (base64 that happens to hold no digit): 20
+/// bytes or more whose case changes at one neighbour in four at least,
+/// as random letters do (`QmFzZVNpeExldHRlcnNPbmxZ`); camelCase words
+/// change case once a word (`getAuthenticationTokenForUser`).
+fn is_letters_only_key(b: &[u8]) -> bool {
+    let switches = b
+        .windows(2)
+        .filter(|w| w[0].is_ascii_uppercase() != w[1].is_ascii_uppercase())
+        .count();
+    b.len() >= 20 && switches * 4 >= b.len() - 1
+}
+
+/// A 6- or 7-byte value beside a password's name that is one: letters
+/// mixed with digits or password punctuation, 5 distinct bytes, not a
+/// placeholder, a reference, a version (`v1.2.3`), a path or words.
+pub fn is_short_password(value: &str) -> bool {
+    let b = value.as_bytes();
+    if !(6..8).contains(&b.len()) || !is_secret_value(value) || CODE_WORDS.contains(&value) {
+        return false;
+    }
+    if matches!(b[0], b'/' | b'.' | b'-' | b'~')
+        || is_typed_sequence(value)
+        || names_a_stand_in(value)
+    {
+        return false;
+    }
+    let mut seen = [false; 256];
+    for &c in b {
+        seen[c as usize] = true;
+    }
+    let letters = b.iter().filter(|c| c.is_ascii_alphabetic()).count();
+    let others = b
+        .iter()
+        .filter(|c| c.is_ascii_digit() || PASSWORD_PUNCTUATION.contains(c))
+        .count();
+    let version =
+        b[0].eq_ignore_ascii_case(&b'v') && b[1..].iter().all(|c| c.is_ascii_digit() || *c == b'.');
+    seen.iter().filter(|&&x| x).count() >= 5 && letters > 0 && others > 0 && !version
 }
 
 /// A value a secret word announces without an assignment (`api key is
@@ -489,6 +532,7 @@ mod tests {
             "s3cr3t-Pa55",
             "P@ssw0rd!2024#x",
             "Tr!ckyPass",
+            "QmFzZVNpeExldHRlcnNPbmxZ",
         ] {
             assert!(is_secretish(v), "{v}");
         }
@@ -511,6 +555,8 @@ mod tests {
             "ops2@example.com",
             "process.env.GITHUB_TOKEN2",
             "refreshAccessTokenWithRetry2",
+            "getAuthenticationTokenForUser",
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef",
         ] {
             assert!(!is_secretish(v), "{v}");
         }

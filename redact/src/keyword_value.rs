@@ -24,6 +24,20 @@ macro_rules! value_class {
     };
 }
 
+/// The glue between a secret's name and its value (see [`SECRET_ASSIGNMENT`]).
+macro_rules! glue {
+    () => {
+        r#"(?:["']\]?[ \t]{0,4},|["']?\]?(?:\[\])?[ \t]{0,4}(?:(?:string|String)[ \t]{1,4})?(?::{1,3}=|=>|\.=|\?=|[:=]))[ \t]{0,4}@?["'`]?"#
+    };
+}
+
+/// What may follow a value: a quote, a space, a separator, a JSON escape.
+macro_rules! value_end {
+    () => {
+        r#"(?:["'`\s,;}\]\)&<>]|\\[nrt]|\.(?:\s|$)|$)"#
+    };
+}
+
 /// `name = value` for a secret's name.
 pub const SECRET_ASSIGNMENT: Rule = Rule {
     name: "secret_assignment",
@@ -53,6 +67,7 @@ pub const SECRET_ASSIGNMENT: Rule = Rule {
         "secretKey",
         "auth_key",
         "auth-key",
+        "Auth-Key",
         "authKey",
     ],
     any_case: true,
@@ -67,14 +82,14 @@ pub const SECRET_ASSIGNMENT: Rule = Rule {
         // (make), `= @"…"` (Objective-C), a key in brackets
         // (`dict["secret"] = …`) and a call's next argument
         // (`setProperty("X_TOKEN", "…")`).
-        r#"(?:["']\]?[ \t]{0,4},|["']?\]?(?:\[\])?[ \t]{0,4}(?:(?:string|String)[ \t]{1,4})?(?::{1,3}=|=>|\.=|\?=|[:=]))[ \t]{0,4}@?["'`]?"#,
+        glue!(),
         // The value, not starting with `?` (`${X:?message}`), not ending
         // in a sentence's full stop; brackets inside it only when they do
         // not pair up as code does (checked by `is_secretish`).
         r"([A-Za-z0-9_~+/=!@#$%^*.{(\[-]",
         value_class!(),
         "{6,254}[A-Za-z0-9_~+/=!@#$%^*?})\\]>-])",
-        r#"(?:["'`\s,;}\]\)&<>]|\\[nrt]|\.(?:\s|$)|$)"#
+        value_end!()
     ),
     check: Some(crate::assign::is_secretish),
     max_len: 384,
@@ -122,5 +137,39 @@ pub const SECRET_KEYWORD_VALUE: Rule = Rule {
     glue_after_keyword: false,
     examples: &[],
     near_misses: &[],
+    scan: None,
+};
+
+/// A password too short for [`SECRET_ASSIGNMENT`]: 6 or 7 bytes beside a
+/// password's name (`password`, `passwd`, `pwd`, `secret`, as the name's
+/// last word), checked by [`crate::assign::is_short_password`]. The floor:
+/// 6 bytes; shorter values (`pw=abc1`) are kept, too many of them are
+/// counters, flags and test data.
+pub const SHORT_PASSWORD_ASSIGNMENT: Rule = Rule {
+    name: "short_password_assignment",
+    keywords: &["password", "passwd", "pwd", "secret"],
+    any_case: true,
+    anchor: Anchor::Ident,
+    word_start: true,
+    pattern: concat!(
+        r"(?i:[a-z0-9_-]*(?:secret|password|passwd|pwd))",
+        glue!(),
+        "([A-Za-z0-9_~+/=!@#$%^*.-][A-Za-z0-9_~+/=!@#$%^*?.-]{4,5}[A-Za-z0-9_~+/=!@#$%^*?-])",
+        value_end!()
+    ),
+    check: Some(crate::assign::is_short_password),
+    max_len: 128,
+    generic: true,
+    glue_after_keyword: true,
+    examples: &[
+        ("smtp_password: hunt3r", "smtp_password: REDACTED"),
+        ("ADMIN_PWD='Qz7#vK'", "ADMIN_PWD='REDACTED'"),
+    ],
+    near_misses: &[
+        "password: abc12",
+        "password=hunter",
+        "secret: v1.2.3",
+        "pwd=/home/me",
+    ],
     scan: None,
 };

@@ -53,6 +53,7 @@ mod finding;
 mod json;
 mod keyword_value;
 mod kube;
+mod kube_json;
 mod layers;
 mod personal;
 mod placeholders;

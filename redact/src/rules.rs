@@ -1333,6 +1333,25 @@ pub static RULES: &[Rule] = &[
         ..BASE
     },
     Rule {
+        name: "kubernetes_secret_json",
+        // The same manifest in JSON, also escaped inside a JSON string
+        // (see `kube_json.rs`; the keys stay).
+        keywords: &[
+            "\"kind\": \"Secret\"",
+            "\"kind\":\"Secret\"",
+            "\\\"kind\\\": \\\"Secret\\\"",
+            "\\\"kind\\\":\\\"Secret\\\"",
+        ],
+        pattern: "",
+        scan: Some(crate::kube_json::secret_values),
+        examples: &[(
+            r#"{"kind": "Secret", "data": {"password": "VnE4IW1aMnBMNHhS"}}"#,
+            r#"{"kind": "Secret", "data": {"password": "REDACTED"}}"#,
+        )],
+        near_misses: &[r#"{"kind": "ConfigMap", "data": {"mode": "VnE4IW1aMnBMNHhS"}}"#],
+        ..BASE
+    },
+    Rule {
         name: "dotnet_config_secret",
         // `<add key="…Password…" value="…"/>` in `app.config` / `web.config`.
         keywords: &["<add "],
@@ -1516,6 +1535,7 @@ pub static RULES: &[Rule] = &[
     // ---- Keyword + value: a secret's name, then a value of a secret's shape
     // Defined in keyword_value.rs (the generic layers).
     crate::keyword_value::SECRET_ASSIGNMENT,
+    crate::keyword_value::SHORT_PASSWORD_ASSIGNMENT,
     Rule {
         name: "curl_user_password",
         keywords: &["curl "],
