@@ -288,8 +288,9 @@ pub fn is_short_password(value: &str) -> bool {
 
 /// A value a secret word announces without an assignment (`api key is
 /// …`, `Token: …`): a strong shape only, as [`is_secretish`] sees it — a
-/// UUID, hex of 32 or more, 16 digits or more, or 16+ bytes of base64
-/// mixing upper case, lower case and digits.
+/// UUID, hex of 32 or more, 16 digits or more, 16+ bytes of base64
+/// mixing upper case, lower case and digits, or 20+ of one case with 4
+/// digits at least.
 pub fn is_keyword_gated_value(value: &str) -> bool {
     let b = value.as_bytes();
     if !is_secretish(value) {
@@ -300,10 +301,11 @@ pub fn is_keyword_gated_value(value: &str) -> bool {
     if is_uuid(b) || (digits && b.len() >= 16) || (hex && !digits && b.len() >= 32) {
         return true;
     }
-    !hex && b.len() >= 16
-        && b.iter().any(u8::is_ascii_uppercase)
-        && b.iter().any(u8::is_ascii_lowercase)
-        && b.iter().any(u8::is_ascii_digit)
+    let digit_count = b.iter().filter(|c| c.is_ascii_digit()).count();
+    let mixed_case = b.iter().any(u8::is_ascii_uppercase) && b.iter().any(u8::is_ascii_lowercase);
+    // One case only, then long and with digits spread in it
+    // (`k0lj2mwl8n3ztmrivlpbc7obk914sj`).
+    !hex && b.len() >= 16 && digit_count > 0 && (mixed_case || (b.len() >= 20 && digit_count >= 4))
 }
 
 /// 8-4-4-4-12 hex digits.
@@ -336,12 +338,15 @@ fn is_email(b: &[u8]) -> bool {
 }
 
 /// `process.env.TOKEN`, `config.password2`, `self.secret`: names joined
-/// by dots, each starting with a letter or `_`.
+/// by dots, each starting with a letter or `_` and 40 bytes at most (a
+/// segment longer than any name is a token's: `…uQ3.gEhg…`).
 fn is_dotted_reference(b: &[u8]) -> bool {
     b.contains(&b'.')
         && b.split(|&c| c == b'.').all(|seg| {
-            seg.first()
-                .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
+            seg.len() <= 40
+                && seg
+                    .first()
+                    .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
                 && seg.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
         })
 }

@@ -126,9 +126,10 @@ pub const SECRET_KEYWORD_VALUE: Rule = Rule {
         r"(?i:token|secret|password|api[ _-]?key|access key|auth key)s?",
         // The gap: spaces (`is`, `was`, `of`, `value` allowed) or `:` / `=`,
         // then an optional quote.
-        r#"(?:[ \t]{1,4}(?:(?i:is|was|of|value)[ \t]{1,4})?|[ \t]{0,4}[:=][ \t]{0,4})["'`]?"#,
+        r#"(?:[ \t]{1,4}(?:(?i:is|was|of|value)[ \t]{1,4})?|[ \t]{0,4}[:=-][ \t]{0,4})["'`]?"#,
         // Strong shapes only (checked by `is_keyword_gated_value`).
-        r"([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[A-Za-z0-9+/_-]{16,256}={0,2})",
+        // Dots inside (`…Q3.gEhg…`, a JWT), not at either end.
+        r"([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[A-Za-z0-9+/_-][A-Za-z0-9+/_.-]{14,254}[A-Za-z0-9+/_-]={0,2})",
         r#"(?:["'`\s,;)\]}]|\.(?:\s|$)|$)"#
     ),
     check: Some(crate::assign::is_keyword_gated_value),

@@ -40,7 +40,7 @@ pub fn is_placeholder(value: &str) -> bool {
     if value.len() <= 20 && WORDS.iter().any(|w| value.eq_ignore_ascii_case(w)) {
         return true;
     }
-    if value.starts_with("${") && value.ends_with('}') {
+    if value.starts_with("${") && value.ends_with('}') && !is_braced_literal(value) {
         return true;
     }
     if is_angle_name(value) || is_mask_run(value) {
@@ -260,6 +260,7 @@ pub fn is_reference(value: &str) -> bool {
         // closes another kind (`${X:-a}`, `$(cat f)`, `{{ .Values.x }}`,
         // cut short `${PW`); a password that merely starts with them does
         // (`{{h}o)p${e]…`).
+        [b'$', b'{', ..] if is_braced_literal(value) => false,
         [b'$', b'{' | b'(', ..] | [b'{', b'{', ..] => !brackets_cross(value),
         [b'$', rest @ ..] => {
             !rest.is_empty() && rest.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
@@ -267,6 +268,15 @@ pub fn is_reference(value: &str) -> bool {
         [b'%', b'(', ..] => true,
         _ => false,
     }
+}
+
+/// `${20FCC725-C7FF-…}`: braces around a literal, not a variable (a
+/// variable's name starts with a letter or `_`; `${1}` is positional).
+fn is_braced_literal(value: &str) -> bool {
+    let inner = &value.as_bytes()[2..];
+    inner.len() > 3
+        && inner[0].is_ascii_digit()
+        && !inner[..inner.len() - 1].iter().all(u8::is_ascii_digit)
 }
 
 /// Every `(`, `[` and `{` in `value` closed by its own kind, in order, and

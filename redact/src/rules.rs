@@ -1290,6 +1290,19 @@ pub static RULES: &[Rule] = &[
         ..BASE
     },
     Rule {
+        name: "nexus_npm_token",
+        // Sonatype Nexus's npm tokens: `NpmToken.` and a UUID.
+        keywords: &["NpmToken."],
+        pattern: r"NpmToken\.([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})",
+        max_len: 64,
+        examples: &[(
+            "echo NpmToken.5d1c9e2a-7b4f-4e3a-9c8d-1f2e3a4b5c6d | base64",
+            "echo NpmToken.REDACTED | base64",
+        )],
+        near_misses: &["example: NpmToken.00000000-0000-0000-0000-000000000000"],
+        ..BASE
+    },
+    Rule {
         name: "npm_registry_credential",
         // `.npmrc` (`_auth=`, `//host/:_password=`; `_authToken=` is a
         // `secret_assignment`) and `.yarnrc.yml` (`npmAuthToken:`,
