@@ -43,7 +43,8 @@ pub fn is_placeholder(value: &str) -> bool {
     if value.starts_with("${") && value.ends_with('}') && !is_braced_literal(value) {
         return true;
     }
-    if is_angle_name(value) || is_mask_run(value) {
+    // An ellipsis (`…`, `...`) stands for a value left out.
+    if is_angle_name(value) || is_mask_run(value) || value.chars().all(|c| c == '…' || c == '.') {
         return true;
     }
     // `secret_here`, `your-token-here`: a word that says where a secret goes.
@@ -357,6 +358,9 @@ mod tests {
             "***",
             "xxxxxxxx",
             "...",
+            "…",
+            "secret_here",
+            "your-token-here",
             "-----",
             "xxxx-xxxx",
             "[REDACTED_EMAIL]",
@@ -461,11 +465,31 @@ mod tests {
             "$(cat /run/secret)",
             "{{ secrets.DB }}",
             "%(pw)s",
+            "${X:-a}",
+            "${PW",
+            "{{ .Values.x | quote }}",
         ] {
             assert!(is_reference(v), "{v:?}");
         }
-        for v in ["$", "$a-b", "a$b", "secret", "{a b}", "{"] {
+        for v in [
+            "$",
+            "$a-b",
+            "a$b",
+            "secret",
+            "{a b}",
+            "{",
+            "{{h}o)p$#x}}",
+            "${20FCC725-C7FF-4BBF}",
+        ] {
             assert!(!is_reference(v), "{v:?}");
         }
+    }
+
+    #[test]
+    fn brackets() {
+        assert!(brackets_pair_up("f(a[1]){x}"));
+        assert!(!brackets_pair_up("f(a]"));
+        assert!(!brackets_pair_up("f(a"));
+        assert!(!brackets_pair_up(")("));
     }
 }
