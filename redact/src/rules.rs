@@ -130,6 +130,16 @@ fn cli_password(s: &str) -> bool {
     password_shaped(s) && crate::shapes::not_a_variable(s)
 }
 
+/// The part after `|` of a Facebook app token: 32 hex, or base64url mixing
+/// upper case, lower case and digits (not words joined by `_`).
+fn facebook_secret_part(s: &str) -> bool {
+    let t = s.rsplit('|').next().unwrap_or("").as_bytes();
+    (t.len() == 32 && t.iter().all(|c| c.is_ascii_hexdigit()))
+        || (t.iter().any(u8::is_ascii_digit)
+            && t.iter().any(u8::is_ascii_uppercase)
+            && t.iter().any(u8::is_ascii_lowercase))
+}
+
 fn has_digit_and_letter(s: &str) -> bool {
     s.bytes().any(|b| b.is_ascii_digit()) && s.bytes().any(|b| b.is_ascii_alphabetic())
 }
@@ -1130,16 +1140,28 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         name: "facebook_app_access_token",
-        // `<app id>|<app secret>`: 15 or 16 digits, a bar, 32 hex.
+        // `<app id>|<app secret>`: 15 or 16 digits, a bar, 32 hex; or a
+        // client token's `<app id>|<27 to 40 of base64url>`.
         keywords: &["|"],
         anchor: Anchor::Digits,
         word_start: true,
-        pattern: r"[0-9]{15,16}\|[0-9a-f]{32}(?-u:\b)",
-        examples: &[(
-            "access_token=1234567890123456|d213b216d72c92ba48f856eeb2f5f4bd&fields=id",
-            "access_token=REDACTED&fields=id",
-        )],
-        near_misses: &["| 1234567890123456 | d213b216 |", "1234567890123456|short"],
+        pattern: r"[0-9]{15,16}\|(?:[0-9a-f]{32}|[A-Za-z0-9_-]{27,40})(?-u:\b)",
+        check: Some(facebook_secret_part),
+        examples: &[
+            (
+                "access_token=1234567890123456|d213b216d72c92ba48f856eeb2f5f4bd&fields=id",
+                "access_token=REDACTED&fields=id",
+            ),
+            (
+                "client token 481516234200815|Qv7Lm2-xR9kZp4_Wt8Nc3Yb6Hs1Jd",
+                "client token REDACTED",
+            ),
+        ],
+        near_misses: &[
+            "| 1234567890123456 | d213b216 |",
+            "1234567890123456|short",
+            "1234567890123456|the_table_column_heading_words",
+        ],
         ..BASE
     },
     Rule {

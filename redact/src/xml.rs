@@ -3,7 +3,8 @@
 //! `<db_password>…</db_password>` (the content, trimmed; also on lines of
 //! its own), `<api_token value="…"/>`, `<entry name="smtp_password"
 //! value="…"/>` (the `value` attribute beside a `name` or `key` naming a
-//! secret, before or after it), `<param name="token">…</param>`. The value
+//! secret, before or after it), `<param name="token">…</param>`,
+//! `<entry db_password_attr="…"/>`. The value
 //! must have a secret's shape ([`crate::assign::is_secretish`]); the names
 //! stay.
 
@@ -132,6 +133,37 @@ pub fn secret_values(
     out: &mut dyn FnMut(usize, usize),
 ) -> usize {
     let b = text.as_bytes();
+    // Cheap test first (most occurrences of `token` are prose or JSON
+    // keys): the name holding the keyword must follow `<` (an element's
+    // name) or `="` (an attribute's value), or be followed by `="`.
+    let name_start = crate::text::scan_back(b, kw, 64, is_name_byte);
+    let mut p = name_start;
+    while p > 0 && name_start - p < 4 && matches!(b[p - 1], b' ' | b'\t') {
+        p -= 1;
+    }
+    let element = p > 0 && b[p - 1] == b'<';
+    let attribute_value = name_start > 0
+        && matches!(b[name_start - 1], b'"' | b'\'')
+        && b[..name_start - 1]
+            .iter()
+            .rev()
+            .take(4)
+            .find(|&&c| c != b' ' && c != b'\t')
+            == Some(&b'=');
+    // Or `=` and a quote after it (an attribute's name: `the_password_att="…"`).
+    let mut name_end = kw_end;
+    while name_end < b.len() && name_end - kw_end < 64 && is_name_byte(b[name_end]) {
+        name_end += 1;
+    }
+    let after = skip_spaces(b, name_end, b.len().min(name_end + 4));
+    let attribute_name = b.get(after) == Some(&b'=')
+        && matches!(
+            b.get(skip_spaces(b, after + 1, b.len().min(after + 5))),
+            Some(b'"' | b'\'')
+        );
+    if !element && !attribute_value && !attribute_name {
+        return kw_end;
+    }
     let floor = kw.saturating_sub(MAX_TAG);
     let Some(lt) = b[floor..kw]
         .iter()
@@ -225,7 +257,10 @@ mod tests {
             ["Wd8vR4kZ1pQ6"]
         );
         assert_eq!(
-            values(r#"<x a="1>" b_secret='Yt6mP2wQ9z'/>"#, "secret"),
+            values(
+                r#"<x a="1>" name="b_secret" value='Yt6mP2wQ9z'/>"#,
+                "secret"
+            ),
             ["Yt6mP2wQ9z"]
         );
     }
