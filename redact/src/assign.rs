@@ -6,7 +6,8 @@
 //! is not one). The same test names the JSON keys whose value is replaced.
 
 use crate::placeholders::{
-    is_placeholder, is_reference, is_typed_sequence, names_a_stand_in, reads_as_words,
+    brackets_pair_up, is_placeholder, is_reference, is_typed_sequence, names_a_stand_in,
+    reads_as_words,
 };
 use crate::text::{scan_back, skip_escape_letter};
 
@@ -187,6 +188,15 @@ pub fn is_secretish(value: &str) -> bool {
     if b[0] == b'/' || b[0] == b'.' || b[0] == b'-' {
         return false;
     }
+    // Brackets that pair up are code (`foo(bar)x`, `cfg["k"]`, `{{ x }}`),
+    // a value ending in an opener is a call or an index cut at its quote
+    // (`os.getenv(`, `request.json[`); brackets that do not pair up are a
+    // password's punctuation.
+    if value.contains(['(', ')', '[', ']', '{', '}'])
+        && (brackets_pair_up(value) || value.ends_with(['(', '[', '{']))
+    {
+        return false;
+    }
     if value.contains("://")
         || is_email(b)
         || is_dotted_reference(b)
@@ -217,6 +227,9 @@ pub fn is_secretish(value: &str) -> bool {
         .iter()
         .filter(|c| c.is_ascii_digit() || PASSWORD_PUNCTUATION.contains(c))
         .count();
+    if letters == b.len() {
+        return is_letters_only_key(b);
+    }
     if letters == 0 || numbers == 0 {
         return false;
     }
@@ -233,10 +246,51 @@ pub fn is_secretish(value: &str) -> bool {
         })
 }
 
+/// Letters only, yet a key (base64 that happens to hold no digit): 20
+/// bytes or more whose case changes at one neighbour in four at least,
+/// as random letters do (`QmFzZVNpeExldHRlcnNPbmxZ`); camelCase words
+/// change case once a word (`getAuthenticationTokenForUser`).
+fn is_letters_only_key(b: &[u8]) -> bool {
+    let switches = b
+        .windows(2)
+        .filter(|w| w[0].is_ascii_uppercase() != w[1].is_ascii_uppercase())
+        .count();
+    b.len() >= 20 && switches * 4 >= b.len() - 1
+}
+
+/// A 6- or 7-byte value beside a password's name that is one: letters
+/// mixed with digits or password punctuation, 5 distinct bytes, not a
+/// placeholder, a reference, a version (`v1.2.3`), a path or words.
+pub fn is_short_password(value: &str) -> bool {
+    let b = value.as_bytes();
+    if !(6..8).contains(&b.len()) || !is_secret_value(value) || CODE_WORDS.contains(&value) {
+        return false;
+    }
+    if matches!(b[0], b'/' | b'.' | b'-' | b'~')
+        || is_typed_sequence(value)
+        || names_a_stand_in(value)
+    {
+        return false;
+    }
+    let mut seen = [false; 256];
+    for &c in b {
+        seen[c as usize] = true;
+    }
+    let letters = b.iter().filter(|c| c.is_ascii_alphabetic()).count();
+    let others = b
+        .iter()
+        .filter(|c| c.is_ascii_digit() || PASSWORD_PUNCTUATION.contains(c))
+        .count();
+    let version =
+        b[0].eq_ignore_ascii_case(&b'v') && b[1..].iter().all(|c| c.is_ascii_digit() || *c == b'.');
+    seen.iter().filter(|&&x| x).count() >= 5 && letters > 0 && others > 0 && !version
+}
+
 /// A value a secret word announces without an assignment (`api key is
 /// …`, `Token: …`): a strong shape only, as [`is_secretish`] sees it — a
-/// UUID, hex of 32 or more, 16 digits or more, or 16+ bytes of base64
-/// mixing upper case, lower case and digits.
+/// UUID, hex of 32 or more, 16 digits or more, 16+ bytes of base64
+/// mixing upper case, lower case and digits, or 20+ of one case with 4
+/// digits at least.
 pub fn is_keyword_gated_value(value: &str) -> bool {
     let b = value.as_bytes();
     if !is_secretish(value) {
@@ -247,10 +301,11 @@ pub fn is_keyword_gated_value(value: &str) -> bool {
     if is_uuid(b) || (digits && b.len() >= 16) || (hex && !digits && b.len() >= 32) {
         return true;
     }
-    !hex && b.len() >= 16
-        && b.iter().any(u8::is_ascii_uppercase)
-        && b.iter().any(u8::is_ascii_lowercase)
-        && b.iter().any(u8::is_ascii_digit)
+    let digit_count = b.iter().filter(|c| c.is_ascii_digit()).count();
+    let mixed_case = b.iter().any(u8::is_ascii_uppercase) && b.iter().any(u8::is_ascii_lowercase);
+    // One case only, then long and with digits spread in it
+    // (`k0lj2mwl8n3ztmrivlpbc7obk914sj`).
+    !hex && b.len() >= 16 && digit_count > 0 && (mixed_case || (b.len() >= 20 && digit_count >= 4))
 }
 
 /// 8-4-4-4-12 hex digits.
@@ -283,12 +338,15 @@ fn is_email(b: &[u8]) -> bool {
 }
 
 /// `process.env.TOKEN`, `config.password2`, `self.secret`: names joined
-/// by dots, each starting with a letter or `_`.
+/// by dots, each starting with a letter or `_` and 40 bytes at most (a
+/// segment longer than any name is a token's: `…uQ3.gEhg…`).
 fn is_dotted_reference(b: &[u8]) -> bool {
     b.contains(&b'.')
         && b.split(|&c| c == b'.').all(|seg| {
-            seg.first()
-                .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
+            seg.len() <= 40
+                && seg
+                    .first()
+                    .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
                 && seg.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
         })
 }
@@ -479,6 +537,7 @@ mod tests {
             "s3cr3t-Pa55",
             "P@ssw0rd!2024#x",
             "Tr!ckyPass",
+            "QmFzZVNpeExldHRlcnNPbmxZ",
         ] {
             assert!(is_secretish(v), "{v}");
         }
@@ -501,6 +560,8 @@ mod tests {
             "ops2@example.com",
             "process.env.GITHUB_TOKEN2",
             "refreshAccessTokenWithRetry2",
+            "getAuthenticationTokenForUser",
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef",
         ] {
             assert!(!is_secretish(v), "{v}");
         }

@@ -197,7 +197,34 @@ fn named_as_hash(bytes: &[u8], start: usize) -> bool {
     let name_start = crate::text::scan_back(bytes, i, 64, |b| {
         b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
     });
-    is_hash_name(&bytes[name_start..i])
+    is_hash_name(&bytes[name_start..i]) || is_public_name(&bytes[name_start..i])
+}
+
+/// Names of a value that is public or a database key, not a secret
+/// (`public_key`, `publicToken`, `pubkey`, `primaryKey`, `foreign-key`).
+fn is_public_name(name: &[u8]) -> bool {
+    let mut buf = [0u8; 64];
+    let mut n = 0;
+    for &c in name {
+        if matches!(c, b'_' | b'-' | b'.') {
+            continue;
+        }
+        if n == buf.len() {
+            return false;
+        }
+        buf[n] = c.to_ascii_lowercase();
+        n += 1;
+    }
+    let key = &buf[..n];
+    [
+        &b"publickey"[..],
+        b"publictoken",
+        b"pubkey",
+        b"primarykey",
+        b"foreignkey",
+    ]
+    .iter()
+    .any(|w| key.ends_with(w))
 }
 
 /// The name of an assignment is kept unless it is one lower-case word

@@ -16,10 +16,25 @@
 use crate::rules::{Anchor, Rule};
 
 /// Value bytes of an assignment: base64 and URL-safe alphabets plus the
-/// punctuation passwords use (`&` ends a query parameter, `:` a URL scheme).
+/// punctuation passwords use (`&` ends a query parameter, `:` a URL scheme,
+/// `<` an XML element), brackets included.
 macro_rules! value_class {
     () => {
-        r"[A-Za-z0-9_~+/=!@#$%^*?.-]"
+        r"[A-Za-z0-9_~+/=!@#$%^*?.{}()\[\]>-]"
+    };
+}
+
+/// The glue between a secret's name and its value (see [`SECRET_ASSIGNMENT`]).
+macro_rules! glue {
+    () => {
+        r#"(?:["']\]?[ \t]{0,4},|["']?\]?(?:\[\])?[ \t]{0,4}(?:(?:string|String)[ \t]{1,4})?(?::{1,3}=|=>|\.=|\?=|[:=]))[ \t]{0,4}@?["'`]?"#
+    };
+}
+
+/// What may follow a value: a quote, a space, a separator, a JSON escape.
+macro_rules! value_end {
+    () => {
+        r#"(?:["'`\s,;}\]\)&<>]|\\[nrt]|\.(?:\s|$)|$)"#
     };
 }
 
@@ -42,13 +57,17 @@ pub const SECRET_ASSIGNMENT: Rule = Rule {
         "apiKey",
         "ApiKey",
         "access_key",
+        "access-key",
         "accessKey",
         "private_key",
+        "private-key",
         "privateKey",
         "secret_key",
         "secret-key",
         "secretKey",
         "auth_key",
+        "auth-key",
+        "Auth-Key",
         "authKey",
     ],
     any_case: true,
@@ -59,13 +78,18 @@ pub const SECRET_ASSIGNMENT: Rule = Rule {
         // (`auth`, `npm_auth`, `basicAuth`; not `oauth`).
         r"(?:(?i:[a-z0-9_-]*(?:token|secret|password|passwd|pwd|api[_-]?key|access[_-]?key|private[_-]?key|secret[_-]?key|auth[_-]?key)|(?:[a-z0-9_-]*[_-])?auth)|[a-z0-9_-]*[a-z0-9]Auth)",
         // The glue: closing quote, `:`, `=`, `:=` or `=>`, opening quote.
-        r#"["']?[ \t]{0,4}(?::=|=>|[:=])[ \t]{0,4}["']?"#,
+        // Also Go's `name string = "…"`, `[]=`, `.=` (PHP), `?=`, `::=`
+        // (make), `= @"…"` (Objective-C), a key in brackets
+        // (`dict["secret"] = …`) and a call's next argument
+        // (`setProperty("X_TOKEN", "…")`).
+        glue!(),
         // The value, not starting with `?` (`${X:?message}`), not ending
-        // in a sentence's full stop.
-        "([A-Za-z0-9_~+/=!@#$%^*.-]",
+        // in a sentence's full stop; brackets inside it only when they do
+        // not pair up as code does (checked by `is_secretish`).
+        r"([A-Za-z0-9_~+/=!@#$%^*.{(\[-]",
         value_class!(),
-        "{6,254}[A-Za-z0-9_~+/=!@#$%^*?-])",
-        r#"(?:["'\s,;}\]\)&<>]|\.(?:\s|$)|$)"#
+        "{6,254}[A-Za-z0-9_~+/=!@#$%^*?})\\]>-])",
+        value_end!()
     ),
     check: Some(crate::assign::is_secretish),
     max_len: 384,
@@ -102,9 +126,10 @@ pub const SECRET_KEYWORD_VALUE: Rule = Rule {
         r"(?i:token|secret|password|api[ _-]?key|access key|auth key)s?",
         // The gap: spaces (`is`, `was`, `of`, `value` allowed) or `:` / `=`,
         // then an optional quote.
-        r#"(?:[ \t]{1,4}(?:(?i:is|was|of|value)[ \t]{1,4})?|[ \t]{0,4}[:=][ \t]{0,4})["'`]?"#,
+        r#"(?:[ \t]{1,4}(?:(?i:is|was|of|value)[ \t]{1,4})?|[ \t]{0,4}[:=-][ \t]{0,4})["'`]?"#,
         // Strong shapes only (checked by `is_keyword_gated_value`).
-        r"([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[A-Za-z0-9+/_-]{16,256}={0,2})",
+        // Dots inside (`…Q3.gEhg…`, a JWT), not at either end.
+        r"([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[A-Za-z0-9+/_-][A-Za-z0-9+/_.-]{14,254}[A-Za-z0-9+/_-]={0,2})",
         r#"(?:["'`\s,;)\]}]|\.(?:\s|$)|$)"#
     ),
     check: Some(crate::assign::is_keyword_gated_value),
@@ -113,5 +138,39 @@ pub const SECRET_KEYWORD_VALUE: Rule = Rule {
     glue_after_keyword: false,
     examples: &[],
     near_misses: &[],
+    scan: None,
+};
+
+/// A password too short for [`SECRET_ASSIGNMENT`]: 6 or 7 bytes beside a
+/// password's name (`password`, `passwd`, `pwd`, `secret`, as the name's
+/// last word), checked by [`crate::assign::is_short_password`]. The floor:
+/// 6 bytes; shorter values (`pw=abc1`) are kept, too many of them are
+/// counters, flags and test data.
+pub const SHORT_PASSWORD_ASSIGNMENT: Rule = Rule {
+    name: "short_password_assignment",
+    keywords: &["password", "passwd", "pwd", "secret"],
+    any_case: true,
+    anchor: Anchor::Ident,
+    word_start: true,
+    pattern: concat!(
+        r"(?i:[a-z0-9_-]*(?:secret|password|passwd|pwd))",
+        glue!(),
+        "([A-Za-z0-9_~+/=!@#$%^*.-][A-Za-z0-9_~+/=!@#$%^*?.-]{4,5}[A-Za-z0-9_~+/=!@#$%^*?-])",
+        value_end!()
+    ),
+    check: Some(crate::assign::is_short_password),
+    max_len: 128,
+    generic: true,
+    glue_after_keyword: true,
+    examples: &[
+        ("smtp_password: hunt3r", "smtp_password: REDACTED"),
+        ("ADMIN_PWD='Qz7#vK'", "ADMIN_PWD='REDACTED'"),
+    ],
+    near_misses: &[
+        "password: abc12",
+        "password=hunter",
+        "secret: v1.2.3",
+        "pwd=/home/me",
+    ],
     scan: None,
 };

@@ -10,7 +10,7 @@
 //! prints keys sorted). Work is bounded: at most [`WINDOW`] bytes either
 //! side of the keyword.
 
-use crate::placeholders::is_placeholder;
+use crate::placeholders::{is_placeholder, is_reference};
 
 /// The most bytes looked at on either side of a `kind: Secret` keyword.
 pub const WINDOW: usize = 16 * 1024;
@@ -34,7 +34,8 @@ fn line_at(bytes: &[u8], start: usize, limit: usize) -> Line {
         end
     };
     let mut indent = 0;
-    while start + indent < content_end && bytes[start + indent] == b' ' {
+    // Tabs count as indentation too (not valid YAML, but written).
+    while start + indent < content_end && matches!(bytes[start + indent], b' ' | b'\t') {
         indent += 1;
     }
     Line {
@@ -76,7 +77,9 @@ pub fn secret_values(
         .position(|&b| b == b'\n')
         .map_or(tail, |n| &tail[..n]);
     if (value.len() == tail.len() && kw_end + tail.len() < bytes.len())
-        || !value.iter().all(|&b| b == b' ' || b == b'\r' || b == b'\t')
+        || !value
+            .iter()
+            .all(|&b| matches!(b, b' ' | b'\r' | b'\t' | b'"' | b'\''))
     {
         return kw_end;
     }
@@ -193,7 +196,7 @@ fn report(text: &str, mut s: usize, mut e: usize, out: &mut dyn FnMut(usize, usi
     if s >= e || !text.is_char_boundary(s) || !text.is_char_boundary(e) {
         return;
     }
-    if is_placeholder(&text[s..e]) {
+    if is_placeholder(&text[s..e]) || is_reference(&text[s..e]) {
         return;
     }
     out(s, e);

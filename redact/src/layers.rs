@@ -166,8 +166,9 @@ pub struct Engine {
     keywords: Option<AhoCorasick>,
     /// `triggers[pattern]` is the range of `trigger_list` for that keyword.
     triggers: Vec<(u32, u32)>,
-    /// A trigger and the length of the keyword that sets it off.
-    trigger_list: Vec<(Trigger, u32)>,
+    /// A trigger, the length of the keyword that sets it off and that
+    /// keyword's offset in the matched one.
+    trigger_list: Vec<(Trigger, u32, u32)>,
     tokens: Vec<OnceLock<Option<Regex>>>,
     custom: Vec<CustomRule>,
     personal: Option<Personal>,
@@ -220,8 +221,7 @@ impl Engine {
         }
         // One pattern per distinct keyword. The search is leftmost-longest
         // (the fast, non-overlapping one), so a keyword also carries the
-        // triggers of every shorter keyword that is a prefix of it: all of
-        // them start where it starts.
+        // triggers of every shorter keyword inside it.
         let mut table: BTreeMap<String, Vec<(Trigger, u32)>> = BTreeMap::new();
         for (kw, t) in &by_keyword {
             let entry = table.entry(kw.clone()).or_default();
@@ -236,17 +236,19 @@ impl Engine {
         let own: Vec<(String, Vec<(Trigger, u32)>)> = table.into_iter().collect();
         let mut patterns: Vec<String> = Vec::with_capacity(own.len());
         let mut triggers = Vec::with_capacity(own.len());
-        let mut trigger_list: Vec<(Trigger, u32)> = Vec::new();
+        let mut trigger_list: Vec<(Trigger, u32, u32)> = Vec::new();
         for (kw, _) in &own {
             let lo = trigger_list.len() as u32;
-            for (shorter, ts) in &own {
-                if kw.starts_with(shorter.as_str()) {
+            // Every keyword inside this one, at its offset: a prefix starts
+            // where it starts, and one further in (`password` in npm's
+            // `_password`) would otherwise be hidden by the longer match.
+            for (inner, ts) in &own {
+                for (off, _) in kw.match_indices(inner.as_str()) {
                     for t in ts {
-                        if !trigger_list[lo as usize..]
-                            .iter()
-                            .any(|(x, l)| trigger_key(*x) == trigger_key(t.0) && *l == t.1)
-                        {
-                            trigger_list.push(*t);
+                        if !trigger_list[lo as usize..].iter().any(|(x, l, o)| {
+                            trigger_key(*x) == trigger_key(t.0) && *l == t.1 && *o == off as u32
+                        }) {
+                            trigger_list.push((t.0, t.1, off as u32));
                         }
                     }
                 }
@@ -384,12 +386,13 @@ impl Engine {
                 let Some(&(lo, hi)) = self.triggers.get(m.pattern().as_usize()) else {
                     continue;
                 };
-                for &(t, len) in self
+                for &(t, len, off) in self
                     .trigger_list
                     .get(lo as usize..hi as usize)
                     .unwrap_or(&[])
                 {
-                    let (start, end) = (m.start(), m.start() + len as usize);
+                    let start = m.start() + off as usize;
+                    let end = start + len as usize;
                     match t {
                         Trigger::Token(i) => {
                             // A rule with a scan of its own reports its
@@ -646,16 +649,45 @@ impl Engine {
     }
 }
 
-/// `=` or `:` at `at`, after an optional quote and up to 4 spaces or tabs.
+/// An assignment's operator at `at`: after an optional quote (and `]`, as
+/// in `dict["secret"] =`), up to 4 spaces or tabs and an optional Go type
+/// (`string`), one of `=`, `:`, `.=`, `?=`; or `,` right after a quote (a
+/// call's next argument).
 fn glue_at(bytes: &[u8], mut at: usize) -> bool {
-    if matches!(bytes.get(at), Some(b'"' | b'\'')) {
+    let quoted = matches!(bytes.get(at), Some(b'"' | b'\''));
+    if quoted {
         at += 1;
     }
-    let limit = at + 4;
-    while at < limit && matches!(bytes.get(at), Some(b' ' | b'\t')) {
+    if bytes.get(at) == Some(&b']') {
         at += 1;
     }
-    matches!(bytes.get(at), Some(b'=' | b':'))
+    if bytes.get(at..at + 2) == Some(b"[]") {
+        at += 2;
+    }
+    let spaces = |at: &mut usize| {
+        let limit = *at + 4;
+        while *at < limit && matches!(bytes.get(*at), Some(b' ' | b'\t')) {
+            *at += 1;
+        }
+    };
+    spaces(&mut at);
+    if quoted && bytes.get(at) == Some(&b',') {
+        return true;
+    }
+    for ty in [&b"string"[..], b"String"] {
+        if bytes.get(at..at + ty.len()) == Some(ty)
+            && matches!(bytes.get(at + ty.len()), Some(b' ' | b'\t'))
+        {
+            at += ty.len();
+            spaces(&mut at);
+            break;
+        }
+    }
+    match bytes.get(at) {
+        Some(b'=' | b':') => true,
+        Some(b'.' | b'?') => bytes.get(at + 1) == Some(&b'='),
+        _ => false,
+    }
 }
 
 /// The token rules already tried in one fragment.

@@ -53,6 +53,7 @@ mod finding;
 mod json;
 mod keyword_value;
 mod kube;
+mod kube_json;
 mod layers;
 mod personal;
 mod placeholders;
@@ -61,6 +62,7 @@ mod rules;
 mod shapes;
 mod text;
 mod urls;
+mod xml;
 
 use std::borrow::Cow;
 

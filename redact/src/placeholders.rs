@@ -40,13 +40,20 @@ pub fn is_placeholder(value: &str) -> bool {
     if value.len() <= 20 && WORDS.iter().any(|w| value.eq_ignore_ascii_case(w)) {
         return true;
     }
-    if value.starts_with("${") && value.ends_with('}') {
+    if value.starts_with("${") && value.ends_with('}') && !is_braced_literal(value) {
         return true;
     }
-    if is_angle_name(value) || is_mask_run(value) {
+    // An ellipsis (`…`, `...`) stands for a value left out.
+    if is_angle_name(value) || is_mask_run(value) || value.chars().all(|c| c == '…' || c == '.') {
         return true;
     }
-    false
+    // `secret_here`, `your-token-here`: a word that says where a secret goes.
+    let lower = value.to_ascii_lowercase();
+    value.len() <= 40
+        && (lower.ends_with("_here") || lower.ends_with("-here"))
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'-')
 }
 
 /// The body of a token after its known prefix that stands for one: its
@@ -250,14 +257,62 @@ pub fn is_reference(value: &str) -> bool {
         return true;
     }
     match b {
-        [b'$', b'{' | b'(', ..] => true,
+        // A template or a command substitution is code: no bracket in it
+        // closes another kind (`${X:-a}`, `$(cat f)`, `{{ .Values.x }}`,
+        // cut short `${PW`); a password that merely starts with them does
+        // (`{{h}o)p${e]…`).
+        [b'$', b'{', ..] if is_braced_literal(value) => false,
+        [b'$', b'{' | b'(', ..] | [b'{', b'{', ..] => !brackets_cross(value),
         [b'$', rest @ ..] => {
             !rest.is_empty() && rest.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
         }
-        [b'{', b'{', ..] => true,
         [b'%', b'(', ..] => true,
         _ => false,
     }
+}
+
+/// `${20FCC725-C7FF-…}`: braces around a literal, not a variable (a
+/// variable's name starts with a letter or `_`; `${1}` is positional).
+fn is_braced_literal(value: &str) -> bool {
+    let inner = &value.as_bytes()[2..];
+    inner.len() > 3
+        && inner[0].is_ascii_digit()
+        && !inner[..inner.len() - 1].iter().all(u8::is_ascii_digit)
+}
+
+/// Every `(`, `[` and `{` in `value` closed by its own kind, in order, and
+/// no closing bracket without its opener: brackets as code writes them.
+pub fn brackets_pair_up(value: &str) -> bool {
+    bracket_walk(value) == Some(true)
+}
+
+/// A closing bracket of another kind than the last one open, or with none
+/// open (`{{h}o)`): not code.
+fn brackets_cross(value: &str) -> bool {
+    bracket_walk(value).is_none()
+}
+
+/// `None` when a closing bracket does not match; else whether every opened
+/// bracket was closed.
+fn bracket_walk(value: &str) -> Option<bool> {
+    let mut open = Vec::new();
+    for c in value.bytes() {
+        match c {
+            b'(' | b'[' | b'{' => open.push(c),
+            b')' | b']' | b'}' => {
+                let want = match c {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                if open.pop() != Some(want) {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(open.is_empty())
 }
 
 /// `<lower-case-name>`: `<` + lower-case letters, digits, `_`, `-` + `>`.
@@ -303,6 +358,9 @@ mod tests {
             "***",
             "xxxxxxxx",
             "...",
+            "…",
+            "secret_here",
+            "your-token-here",
             "-----",
             "xxxx-xxxx",
             "[REDACTED_EMAIL]",
@@ -407,11 +465,31 @@ mod tests {
             "$(cat /run/secret)",
             "{{ secrets.DB }}",
             "%(pw)s",
+            "${X:-a}",
+            "${PW",
+            "{{ .Values.x | quote }}",
         ] {
             assert!(is_reference(v), "{v:?}");
         }
-        for v in ["$", "$a-b", "a$b", "secret", "{a b}", "{"] {
+        for v in [
+            "$",
+            "$a-b",
+            "a$b",
+            "secret",
+            "{a b}",
+            "{",
+            "{{h}o)p$#x}}",
+            "${20FCC725-C7FF-4BBF}",
+        ] {
             assert!(!is_reference(v), "{v:?}");
         }
+    }
+
+    #[test]
+    fn brackets() {
+        assert!(brackets_pair_up("f(a[1]){x}"));
+        assert!(!brackets_pair_up("f(a]"));
+        assert!(!brackets_pair_up("f(a"));
+        assert!(!brackets_pair_up(")("));
     }
 }

@@ -130,6 +130,16 @@ fn cli_password(s: &str) -> bool {
     password_shaped(s) && crate::shapes::not_a_variable(s)
 }
 
+/// The part after `|` of a Facebook app token: 32 hex, or base64url mixing
+/// upper case, lower case and digits (not words joined by `_`).
+fn facebook_secret_part(s: &str) -> bool {
+    let t = s.rsplit('|').next().unwrap_or("").as_bytes();
+    (t.len() == 32 && t.iter().all(|c| c.is_ascii_hexdigit()))
+        || (t.iter().any(u8::is_ascii_digit)
+            && t.iter().any(u8::is_ascii_uppercase)
+            && t.iter().any(u8::is_ascii_lowercase))
+}
+
 fn has_digit_and_letter(s: &str) -> bool {
     s.bytes().any(|b| b.is_ascii_digit()) && s.bytes().any(|b| b.is_ascii_alphabetic())
 }
@@ -1130,16 +1140,28 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         name: "facebook_app_access_token",
-        // `<app id>|<app secret>`: 15 or 16 digits, a bar, 32 hex.
+        // `<app id>|<app secret>`: 15 or 16 digits, a bar, 32 hex; or a
+        // client token's `<app id>|<27 to 40 of base64url>`.
         keywords: &["|"],
         anchor: Anchor::Digits,
         word_start: true,
-        pattern: r"[0-9]{15,16}\|[0-9a-f]{32}(?-u:\b)",
-        examples: &[(
-            "access_token=1234567890123456|d213b216d72c92ba48f856eeb2f5f4bd&fields=id",
-            "access_token=REDACTED&fields=id",
-        )],
-        near_misses: &["| 1234567890123456 | d213b216 |", "1234567890123456|short"],
+        pattern: r"[0-9]{15,16}\|(?:[0-9a-f]{32}|[A-Za-z0-9_-]{27,40})(?-u:\b)",
+        check: Some(facebook_secret_part),
+        examples: &[
+            (
+                "access_token=1234567890123456|d213b216d72c92ba48f856eeb2f5f4bd&fields=id",
+                "access_token=REDACTED&fields=id",
+            ),
+            (
+                "client token 481516234200815|Qv7Lm2-xR9kZp4_Wt8Nc3Yb6Hs1Jd",
+                "client token REDACTED",
+            ),
+        ],
+        near_misses: &[
+            "| 1234567890123456 | d213b216 |",
+            "1234567890123456|short",
+            "1234567890123456|the_table_column_heading_words",
+        ],
         ..BASE
     },
     Rule {
@@ -1290,6 +1312,19 @@ pub static RULES: &[Rule] = &[
         ..BASE
     },
     Rule {
+        name: "nexus_npm_token",
+        // Sonatype Nexus's npm tokens: `NpmToken.` and a UUID.
+        keywords: &["NpmToken."],
+        pattern: r"NpmToken\.([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})",
+        max_len: 64,
+        examples: &[(
+            "echo NpmToken.5d1c9e2a-7b4f-4e3a-9c8d-1f2e3a4b5c6d | base64",
+            "echo NpmToken.REDACTED | base64",
+        )],
+        near_misses: &["example: NpmToken.00000000-0000-0000-0000-000000000000"],
+        ..BASE
+    },
+    Rule {
         name: "npm_registry_credential",
         // `.npmrc` (`_auth=`, `//host/:_password=`; `_authToken=` is a
         // `secret_assignment`) and `.yarnrc.yml` (`npmAuthToken:`,
@@ -1333,6 +1368,25 @@ pub static RULES: &[Rule] = &[
         ..BASE
     },
     Rule {
+        name: "kubernetes_secret_json",
+        // The same manifest in JSON, also escaped inside a JSON string
+        // (see `kube_json.rs`; the keys stay).
+        keywords: &[
+            "\"kind\": \"Secret\"",
+            "\"kind\":\"Secret\"",
+            "\\\"kind\\\": \\\"Secret\\\"",
+            "\\\"kind\\\":\\\"Secret\\\"",
+        ],
+        pattern: "",
+        scan: Some(crate::kube_json::secret_values),
+        examples: &[(
+            r#"{"kind": "Secret", "data": {"password": "VnE4IW1aMnBMNHhS"}}"#,
+            r#"{"kind": "Secret", "data": {"password": "REDACTED"}}"#,
+        )],
+        near_misses: &[r#"{"kind": "ConfigMap", "data": {"mode": "VnE4IW1aMnBMNHhS"}}"#],
+        ..BASE
+    },
+    Rule {
         name: "dotnet_config_secret",
         // `<add key="…Password…" value="…"/>` in `app.config` / `web.config`.
         keywords: &["<add "],
@@ -1353,7 +1407,15 @@ pub static RULES: &[Rule] = &[
         name: "kubernetes_secret",
         // A `kind: Secret` manifest: every value under its `data:` and
         // `stringData:` (see `kube.rs`; the keys stay).
-        keywords: &["kind: Secret"],
+        // Quoted or lower case too (`kind: 'Secret'`, `kind: secret`).
+        keywords: &[
+            "kind: Secret",
+            "kind: secret",
+            "kind: 'Secret'",
+            "kind: \"Secret\"",
+            "kind: 'secret'",
+            "kind: \"secret\"",
+        ],
         pattern: "",
         scan: Some(crate::kube::secret_values),
         examples: &[
@@ -1508,13 +1570,18 @@ pub static RULES: &[Rule] = &[
     // ---- Keyword + value: a secret's name, then a value of a secret's shape
     // Defined in keyword_value.rs (the generic layers).
     crate::keyword_value::SECRET_ASSIGNMENT,
+    crate::keyword_value::SHORT_PASSWORD_ASSIGNMENT,
     Rule {
         name: "curl_user_password",
         keywords: &["curl "],
         // `-u`/`--user` and the proxy's `-U`/`--proxy-user`; a short flag
         // may be glued to its value (`-uci:secret`).
-        pattern: r#"curl(?:[ \t][^\n|;&]{0,256}?)?[ \t](?:-[uU](?:[ \t]+|=)?|--(?:proxy-)?user(?:[ \t]+|=))["']?[^\s:"'-][^\s:"'`]*:([^\s"'`]{3,})"#,
-        max_len: 512,
+        // Lines continued with `\` belong to the command; the user may be
+        // empty (`-u ":secret"`) and each half quoted on its own
+        // (`--user "id":"secret"`).
+        pattern: r#"curl(?:[ \t](?:[^\n\\|;&]|\\\r?\n|\\[^\n]){0,384}?)?[ \t\n](?:-[uU](?:[ \t]+|=)?|--(?:proxy-)?user(?:[ \t]+|=))["']?(?:[^\s:"'-][^\s:"'`]*)?["']?:["']?([^\s"'`]{3,})"#,
+        check: Some(crate::shapes::not_a_stand_in_password),
+        max_len: 640,
         examples: &[
             (
                 "curl -uci:F5SVgcc7UrN4At https://api.example.com",
@@ -1525,7 +1592,14 @@ pub static RULES: &[Rule] = &[
                 "curl --proxy-user proxy:REDACTED -x http://proxy.example.com:3128 https://example.com",
             ),
         ],
-        near_misses: &["curl -u ci https://api.example.com", "curl --user-agent ua:1.0 https://example.com"],
+        near_misses: &[
+            "curl -u ci https://api.example.com",
+            "curl --user-agent ua:1.0 https://example.com",
+            "curl -u admin:test https://localhost:9200",
+            "curl -u \"$USER:$PASS\" https://api.example.com",
+            "curl --user svc:[PASSWORD] https://api.example.com",
+            "curl -u \"aaa:bbb\" https://api.example.com",
+        ],
         ..BASE
     },
     Rule {
@@ -1571,6 +1645,31 @@ pub static RULES: &[Rule] = &[
         keywords: &["authorization"],
         any_case: true,
         pattern: r#"(?i:authorization)["']?[ \t]*[:=][ \t]*["']?(?i:basic)[ \t]+([A-Za-z0-9+/]{8,}={0,2})"#,
+        ..BASE
+    },
+    Rule {
+        name: "xml_secret_value",
+        // The value of an XML element or attribute named after a secret
+        // (see `xml.rs`; the names stay).
+        keywords: &["password", "passwd", "secret", "token", "apikey", "api_key", "apiKey"],
+        any_case: true,
+        pattern: "",
+        scan: Some(crate::xml::secret_values),
+        generic: true,
+        examples: &[
+            (
+                "<db_password>Qm7#zR2vK9x</db_password>",
+                "<db_password>REDACTED</db_password>",
+            ),
+            (
+                r#"<entry name="smtp_password" value="Lp3!vX8qN2w"/>"#,
+                r#"<entry name="smtp_password" value="REDACTED"/>"#,
+            ),
+        ],
+        near_misses: &[
+            "<password_policy>strict</password_policy>",
+            r#"<entry name="password" value="${SMTP_PASSWORD}"/>"#,
+        ],
         ..BASE
     },
     // The least specific rule, last: a span it shares with any other rule

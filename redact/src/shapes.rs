@@ -80,6 +80,25 @@ pub fn not_a_variable(value: &str) -> bool {
         || value.starts_with("${"))
 }
 
+/// A command line's password that is a real one, not a stand-in: not a
+/// placeholder, a reference (`$PASS`, `${{ secrets.X }}`, `$(cat f)`), a
+/// bracketed name (`<password>`, `[PASSWORD]`), one letter repeated
+/// (`yyy`) or a word documentation uses (`test`, `pass`, `token`).
+pub fn not_a_stand_in_password(value: &str) -> bool {
+    const WORDS: [&str; 9] = [
+        "test", "pass", "password", "passwd", "pwd", "token", "secret", "changeme", "changeit",
+    ];
+    let v = value.trim_end_matches(['"', '\'', '>', ']']);
+    let b = v.as_bytes();
+    !(b.is_empty()
+        || crate::placeholders::is_placeholder(v)
+        || crate::placeholders::is_reference(value)
+        || matches!(b[0], b'$' | b'<' | b'[')
+        || value.ends_with(['>', ']'])
+        || b.iter().all(|&c| c.eq_ignore_ascii_case(&b[0]))
+        || WORDS.iter().any(|w| v.eq_ignore_ascii_case(w)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

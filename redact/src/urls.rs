@@ -266,6 +266,18 @@ pub fn dsn_at_password(text: &str, kw: usize, kw_end: usize) -> Option<(usize, u
         && !matches!(bytes[region_end], b'\n' | b'\r' | b'"' | b'`')
     {
         region_end += 1;
+        // A value in double quotes (`Password="se;cr;et"`) is part of it.
+        if bytes.get(region_end) == Some(&b'"') && bytes[region_end - 1] == b'=' {
+            if let Some(close) = bytes[region_end + 1..]
+                .iter()
+                .take(MAX_DSN_REACH)
+                .position(|&b| matches!(b, b'"' | b'\n'))
+                .map(|p| region_end + 1 + p)
+                .filter(|&c| bytes[c] == b'"')
+            {
+                region_end = close + 1;
+            }
+        }
     }
     for semicolons in [true, false] {
         let pairs = parse_pairs(text, region_start, region_end, semicolons);
@@ -371,19 +383,27 @@ fn parse_pair(text: &str, at: usize, to: usize, semicolons: bool) -> Option<Pair
         }
     }
     let value_start = i;
-    if i < to && bytes[i] == b'\'' {
+    if i < to && matches!(bytes[i], b'\'' | b'"') {
         // A quoted value, `\'` escapes a quote.
+        let q = bytes[i];
         i += 1;
-        while i < to && bytes[i] != b'\'' {
+        while i < to && bytes[i] != q {
             i += if bytes[i] == b'\\' { 2 } else { 1 };
         }
         i = (i + 1).min(to);
     } else {
         while i < to
             && !is_pair_separator(bytes[i], semicolons)
-            && !(semicolons && bytes[i] == b'\'')
+            && !(semicolons && matches!(bytes[i], b'\'' | b'"'))
         {
             i += 1;
+        }
+        // `conn=Server=h;…`: the pair is the inner one, the outer name
+        // (not a connection string's key) stays: `conn=REDACTED`.
+        if semicolons && key == KeyKind::Other {
+            if let Some(inner) = parse_pair(text, value_start, i, true).filter(|p| p.end == i) {
+                return Some(inner);
+            }
         }
     }
     let mut end = i.min(to);
