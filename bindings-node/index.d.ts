@@ -160,8 +160,12 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * they are stored (undo snapshots never are).
  */
 export declare class CheckpointStore {
-  /** Opens the repository containing `path`; throws `not_a_repository`. */
-  constructor(path: string, backend?: 'git-refs' | 'git-branch')
+  /**
+   * Opens the repository containing `path`; throws `not_a_repository`.
+   * `options.signCommits` signs every commit the store writes (`true`),
+   * never (`false`), or as git's `commit.gpgSign` says (absent).
+   */
+  constructor(path: string, backend?: 'git-refs' | 'git-branch', options?: StoreOpenOptions | undefined | null)
   /** `'git-refs'` or `'git-branch'`. */
   get backend(): 'git-refs' | 'git-branch'
   /** The git common dir (push queue, lock files). */
@@ -1406,6 +1410,15 @@ export interface StepResult {
   leftOut: Array<string>
   /** Files HEAD does not track over `maxFileBytes`, never read, sorted. */
   tooLarge: Array<TooLargeFile>
+}
+
+/** How a `CheckpointStore` writes. */
+export interface StoreOpenOptions {
+  /**
+   * Sign every commit the store writes (`true`), never (`false`), or as
+   * git's `commit.gpgSign` says (absent, the default).
+   */
+  signCommits?: boolean
 }
 
 /** A file a step did not take for its size. */

@@ -23,6 +23,7 @@ pub mod queue;
 pub mod redact;
 pub mod snapshot;
 pub mod store;
+pub mod store_options;
 pub mod store_remote;
 pub mod store_shadow;
 pub mod task;

@@ -332,18 +332,22 @@ pub struct CheckpointStore {
 #[napi]
 impl CheckpointStore {
     /// Opens the repository containing `path`; throws `not_a_repository`.
+    /// `options.signCommits` signs every commit the store writes (`true`),
+    /// never (`false`), or as git's `commit.gpgSign` says (absent).
     #[napi(constructor)]
     pub fn new(
         env: Env,
         path: String,
         #[napi(ts_arg_type = "'git-refs' | 'git-branch'")] backend: Option<String>,
+        options: Option<crate::store_options::StoreOpenOptions>,
     ) -> napi::Result<CheckpointStore> {
         let backend: Backend = backend
             .as_deref()
             .unwrap_or("git-refs")
             .parse()
             .or_throw(&env)?;
-        let options = StoreOptions::default().backend(backend);
+        let options =
+            crate::store_options::apply(StoreOptions::default().backend(backend), options.as_ref());
         let inner = Store::open_with(&path, options).or_throw(&env)?;
         Ok(CheckpointStore {
             inner: Arc::new(inner),

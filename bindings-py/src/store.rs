@@ -49,8 +49,20 @@ fn json_error(e: serde_json::Error) -> agent_checkpoint::Error {
     agent_checkpoint::Error::invalid_argument("document", e.to_string())
 }
 
+/// `options` signing commits as `sign_commits` says: `True` always, `False`
+/// never, `None` as git's `commit.gpgSign` says.
+fn with_signing(options: StoreOptions, sign_commits: Option<bool>) -> StoreOptions {
+    match sign_commits {
+        Some(sign) => options.sign_commits(sign),
+        None => options,
+    }
+}
+
 /// A git repository opened for checkpoints (any directory of its working
-/// tree). `backend` is `"git-refs"` (default) or `"git-branch"`.
+/// tree). `backend` is `"git-refs"` (default) or `"git-branch"`;
+/// `sign_commits` (keyword) signs every commit the store writes when
+/// `True`, never when `False`, and as git's `commit.gpgSign` says when
+/// `None` (the default).
 ///
 /// Prompts, transcripts and summaries are redacted with the default
 /// redactor before they are stored (undo snapshots never are).
@@ -62,10 +74,15 @@ pub struct CheckpointStore {
 #[pymethods]
 impl CheckpointStore {
     #[new]
-    #[pyo3(signature = (path, backend = "git-refs"))]
-    fn new(py: Python<'_>, path: PathBuf, backend: &str) -> PyResult<CheckpointStore> {
+    #[pyo3(signature = (path, backend = "git-refs", *, sign_commits = None))]
+    fn new(
+        py: Python<'_>,
+        path: PathBuf,
+        backend: &str,
+        sign_commits: Option<bool>,
+    ) -> PyResult<CheckpointStore> {
         let backend: Backend = backend.parse().into_py_result(py)?;
-        let options = StoreOptions::default().backend(backend);
+        let options = with_signing(StoreOptions::default().backend(backend), sign_commits);
         let inner = py
             .detach(move || Store::open_with(&path, options))
             .into_py_result(py)?;

@@ -10,8 +10,13 @@
 //! BENCHMARKS.md, "Pushing checkpoints". Run in release:
 //!
 //! ```text
-//! cargo run --release -p agent-checkpoint-store --example bench_push [-- --refs N --rounds R]
+//! cargo run --release -p agent-checkpoint-store --example bench_push [-- --refs N --rounds R] [--fetch-only]
 //! ```
+//!
+//! `--fetch-only` skips the push rounds (the remote is pushed to once by
+//! hand) and measures only the fetch; with `BENCH_KEEP=1` as well it stops
+//! after that push and leaves the remote on disk (its path printed), for
+//! profiling git's side by hand.
 //!
 //! The checkpoints are written once by `Store::write_session` (one session,
 //! a prompt, a 2 KiB transcript each); every round re-queues them. The two
@@ -110,6 +115,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 fn main() -> Res<()> {
     let refs = arg("--refs", 10_000);
     let rounds = arg("--rounds", 1).max(1);
+    let fetch_only = std::env::args().any(|a| a == "--fetch-only");
     let repo = tempfile::tempdir()?;
     git(repo.path(), &["init", "-q"])?;
     git(repo.path(), &["config", "user.name", "Bench"])?;
@@ -140,7 +146,8 @@ fn main() -> Res<()> {
     let mut remote_no = 0;
     let mut ours = [Vec::new(), Vec::new()];
     let mut by_hand = [Vec::new(), Vec::new()];
-    for round in 0..rounds {
+    let push_rounds = if fetch_only { 0 } else { rounds };
+    for round in 0..push_rounds {
         for (k, label) in ["file://", "git daemon"].into_iter().enumerate() {
             let url = |name: &str| match k {
                 0 => format!("file://{}", base.path().join(name).display()),
@@ -181,17 +188,41 @@ fn main() -> Res<()> {
             by_hand[k].push(hand_time);
         }
     }
-    println!();
-    println!("| server | Store::push (one call) | git push by hand (one command) | ratio |");
-    println!("|---|---|---|---|");
-    for (k, label) in ["file://", "git daemon"].into_iter().enumerate() {
-        let (a, b) = (median(ours[k].clone()), median(by_hand[k].clone()));
-        println!(
-            "| {label} | {:.2} s | {:.2} s | {:.2} |",
-            a.as_secs_f64(),
-            b.as_secs_f64(),
-            a.as_secs_f64() / b.as_secs_f64()
-        );
+    if fetch_only {
+        // The remote the fetch rounds read, pushed once by hand.
+        let name = fresh_remote(base.path(), &mut remote_no)?;
+        let remote = format!("file://{}", base.path().join(name).display());
+        git(
+            repo.path(),
+            &[
+                "push",
+                "--quiet",
+                "--no-verify",
+                &remote,
+                "refs/entire/checkpoints/*:refs/entire/checkpoints/*",
+            ],
+        )?;
+        if std::env::var_os("BENCH_KEEP").is_some() {
+            println!(
+                "kept {}",
+                base.path().join(format!("r{remote_no}.git")).display()
+            );
+            std::mem::forget(base);
+            return Ok(());
+        }
+    } else {
+        println!();
+        println!("| server | Store::push (one call) | git push by hand (one command) | ratio |");
+        println!("|---|---|---|---|");
+        for (k, label) in ["file://", "git daemon"].into_iter().enumerate() {
+            let (a, b) = (median(ours[k].clone()), median(by_hand[k].clone()));
+            println!(
+                "| {label} | {:.2} s | {:.2} s | {:.2} |",
+                a.as_secs_f64(),
+                b.as_secs_f64(),
+                a.as_secs_f64() / b.as_secs_f64()
+            );
+        }
     }
 
     // Fetch: a fresh clone takes every checkpoint treeless and lists them,
@@ -216,6 +247,7 @@ fn main() -> Res<()> {
             let store = Store::open(clone.path())?;
             let t = Instant::now();
             let report = store.fetch_all("origin")?;
+            let fetched_at = t.elapsed();
             let listed = store.list()?;
             let ours_time = t.elapsed();
             if !report.treeless || listed.len() != names.len() {
@@ -255,8 +287,9 @@ fn main() -> Res<()> {
                 return Err("git fetch did not bring every ref".into());
             }
             println!(
-                "round {round} {label:>10}: Store::fetch_all + list {:.2} s, git fetch --filter=blob:none + for-each-ref {:.2} s",
+                "round {round} {label:>10}: Store::fetch_all + list {:.2} s (fetch_all {:.2} s), git fetch --filter=blob:none + for-each-ref {:.2} s",
                 ours_time.as_secs_f64(),
+                fetched_at.as_secs_f64(),
                 hand_time.as_secs_f64()
             );
             ours_fetch[k].push(ours_time);

@@ -130,6 +130,21 @@ fn with_signature(payload: &[u8], signature: &[u8], hash: gix::hash::Kind) -> Ve
     out
 }
 
+/// `signature` with each `\r\n` line ending made `\n` (a signer on Windows
+/// ends its lines so; git drops those carriage returns too). Any other
+/// `\r` is left for [`Signer::sign`] to refuse.
+fn without_crlf(signature: Vec<u8>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(signature.len());
+    let mut bytes = signature.iter().peekable();
+    while let Some(&b) = bytes.next() {
+        if b == b'\r' && bytes.peek() == Some(&&b'\n') {
+            continue;
+        }
+        out.push(b);
+    }
+    out
+}
+
 /// `gpg.format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
@@ -224,8 +239,19 @@ impl Signer {
             Format::Ssh => self.sign_ssh(payload)?,
             Format::OpenPgp | Format::X509 => self.sign_gpg(payload)?,
         };
-        let mut signature: Vec<u8> = signature.into_iter().filter(|b| *b != b'\r').collect();
-        if !signature.starts_with(self.format.armour().as_bytes()) || signature.contains(&0) {
+        let mut signature = without_crlf(signature);
+        if let Some(byte) = signature.iter().find(|b| **b == b'\r' || **b == 0) {
+            return Err(format!(
+                "{} printed a signature holding {}, which a commit header cannot carry",
+                self.program_name(),
+                if *byte == 0 {
+                    "a NUL byte"
+                } else {
+                    "a carriage return"
+                }
+            ));
+        }
+        if !signature.starts_with(self.format.armour().as_bytes()) {
             return Err(format!(
                 "{} printed no {} signature",
                 self.program_name(),
@@ -424,6 +450,13 @@ mod tests {
     fn a_sha256_repository_names_the_header_gpgsig_sha256() {
         let out = with_signature(b"tree t\n\nm", b"s\n", gix::hash::Kind::Sha256);
         assert_eq!(out.as_bstr(), b"tree t\ngpgsig-sha256 s\n\nm".as_bstr());
+    }
+
+    #[test]
+    fn only_crlf_line_endings_lose_their_carriage_return() {
+        assert_eq!(without_crlf(b"a\r\nb\r\n".to_vec()), b"a\nb\n");
+        assert_eq!(without_crlf(b"a\rb\r".to_vec()), b"a\rb\r");
+        assert_eq!(without_crlf(b"a\r\r\n".to_vec()), b"a\r\n");
     }
 
     #[test]

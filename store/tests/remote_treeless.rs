@@ -384,3 +384,46 @@ fn remote_support_git_stdin(server: &Server, args: &[&str], stdin: &str) -> Stri
     assert!(out.status.success());
     String::from_utf8(out.stderr).unwrap()
 }
+
+#[test]
+fn the_documents_arrive_in_a_promisor_pack_with_no_keep_file_and_no_transcript() {
+    for kind in KINDS {
+        let server = Server::start(kind);
+        server.allow_filters(true);
+        let ids = published(&server);
+        let b = Clone::of(&server);
+        let store = b.store();
+        assert!(store.fetch_all("origin").unwrap().treeless);
+        // Objects counted by `git cat-file --batch-all-objects`: 3 commits,
+        // 6 trees, 6 documents; no transcript, prompt or content hash.
+        let counts = b.object_counts();
+        assert_eq!(counts.get("blob"), Some(&6), "{kind:?} {counts:?}");
+        for id in &ids {
+            for path in ["0/full.jsonl", "0/prompt.txt", "0/content_hash.txt"] {
+                assert!(!b.has_object(&remote_blob(&server, id, path)), "{path}");
+            }
+        }
+        // Every pack is a promisor pack, none is held by a `.keep` file
+        // (which would keep `git gc` from ever repacking it).
+        let pack_dir = b.path().join(".git/objects/pack");
+        let names: Vec<String> = std::fs::read_dir(&pack_dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        let packs: Vec<&String> = names.iter().filter(|n| n.ends_with(".pack")).collect();
+        assert_eq!(packs.len(), 2, "{kind:?}: trees, then documents: {names:?}");
+        for pack in packs {
+            let promisor = pack.replace(".pack", ".promisor");
+            assert!(names.contains(&promisor), "{kind:?}: {names:?}");
+        }
+        assert!(
+            !names.iter().any(|n| n.ends_with(".keep")),
+            "{kind:?}: {names:?}"
+        );
+        assert_eq!(store.list().unwrap().len(), 3);
+        assert_eq!(blobs(&b), 6, "{kind:?}: listing fetched nothing more");
+        b.repo.git(&["gc", "--quiet"]);
+        b.repo.git(&["fsck", "--no-progress"]);
+        assert_eq!(blobs(&b), 6, "{kind:?}: gc kept the documents");
+    }
+}

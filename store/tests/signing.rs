@@ -266,6 +266,71 @@ fn a_broken_signer_leaves_the_commit_unsigned_and_logs_one_line() {
 }
 
 #[test]
+fn a_signature_holding_a_carriage_return_or_nul_is_refused_and_logged() {
+    let repo = repository_with_key();
+    repo.git(&["config", "commit.gpgSign", "true"]);
+    let home = repo.home.path();
+    let armoured = |inner: &str| {
+        format!(
+            "for last; do :; done; printf -- '-----BEGIN SSH SIGNATURE-----\\n{inner}\\n-----END SSH SIGNATURE-----\\n' > \"$last.sig\""
+        )
+    };
+    let signers = [
+        (
+            script(home, "cr", &armoured("ab\\rcd")),
+            "a carriage return",
+        ),
+        (script(home, "nul", &armoured("ab\\000cd")), "a NUL byte"),
+    ];
+    for (i, (program, reason)) in signers.iter().enumerate() {
+        repo.git(&["config", "gpg.ssh.program", program]);
+        let (log, lines) = captured();
+        let written = open(&repo, options(log))
+            .write_session(&SessionWrite::new(ID, format!("s{i}")))
+            .unwrap();
+        let raw = std::process::Command::new("git")
+            .current_dir(repo.path())
+            .args(["cat-file", "commit", &written.commit])
+            .output()
+            .unwrap()
+            .stdout;
+        assert!(!raw.windows(6).any(|w| w == b"gpgsig"), "{program}");
+        assert!(!raw.contains(&b'\r') && !raw.contains(&0), "{program}");
+        let lines = lines.lock().unwrap();
+        assert_eq!(lines.len(), 1, "{program}: {lines:?}");
+        assert!(
+            lines[0].starts_with("commit left unsigned: ") && lines[0].contains(reason),
+            "{program}: {lines:?}"
+        );
+    }
+    repo.assert_fsck();
+}
+
+#[test]
+fn a_signer_ending_its_lines_with_crlf_still_signs() {
+    let repo = repository_with_key();
+    repo.git(&["config", "commit.gpgSign", "true"]);
+    let program = script(
+        repo.home.path(),
+        "crlf",
+        "for last; do :; done; ssh-keygen \"$@\" || exit 1; sed -i 's/$/\\r/' \"$last.sig\"",
+    );
+    repo.git(&["config", "gpg.ssh.program", &program]);
+    let (log, lines) = captured();
+    let written = open(&repo, options(log))
+        .write_session(&SessionWrite::new(ID, "s1"))
+        .unwrap();
+    assert!(
+        lines.lock().unwrap().is_empty(),
+        "{:?}",
+        lines.lock().unwrap()
+    );
+    // git verifies with gpg.ssh.program too: the plain ssh-keygen then.
+    repo.git(&["config", "--unset", "gpg.ssh.program"]);
+    assert!(verifies(&repo, &written.commit));
+}
+
+#[test]
 fn ssh_format_without_a_signing_key_logs_and_writes_unsigned() {
     let repo = repository_with_key();
     repo.git(&["config", "commit.gpgSign", "true"]);

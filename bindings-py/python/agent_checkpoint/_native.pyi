@@ -349,7 +349,11 @@ _Backend: TypeAlias = Literal["git-refs", "git-branch"]
 class CheckpointStore:
     """Checkpoints kept in git (any directory of the repository's worktree)."""
 
-    def __new__(cls, path: _StrPath, backend: _Backend = "git-refs") -> CheckpointStore: ...
+    def __new__(
+        cls, path: _StrPath, backend: _Backend = "git-refs", *, sign_commits: Optional[bool] = None
+    ) -> CheckpointStore:
+        """``sign_commits``: sign every commit the store writes (``True``), never
+        (``False``), or as git's ``commit.gpgSign`` says (``None``)."""
     @property
     def backend(self) -> _Backend: ...
     @property
