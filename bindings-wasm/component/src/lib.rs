@@ -17,8 +17,9 @@ use agent_checkpoint_naming::{id, prompts, refs};
 
 use agent_checkpoint::Snapshot;
 use bindings::{
-    CaptureOptions, CapturedKind, CapturedPath, CheckpointError, Guest, IdKind, PathProblem,
-    PlanItem, PlanOptions, RecordAppliedOptions, RollbackOptions, RollbackReport, ShadowBranch,
+    CaptureOptions, CapturedKind, CapturedPath, CheckpointError, Guest, IdKind, NotCovered,
+    PathProblem, PlanItem, PlanOptions, RecordAppliedOptions, RollbackOptions, RollbackReport,
+    ShadowBranch,
 };
 use errors::{core_result, to_wit};
 use wasi_root::WasiRoot;
@@ -76,6 +77,15 @@ fn report(outcome: agent_checkpoint::RollbackOutcome) -> RollbackReport {
             .not_in_redo
             .into_iter()
             .map(|n| problem(n.path, n.code, n.reason))
+            .collect(),
+        not_covered: report
+            .not_covered
+            .into_iter()
+            .map(|n| NotCovered {
+                path: n.path,
+                size: n.size,
+                code: errors::wit_code(n.code),
+            })
             .collect(),
     }
 }
