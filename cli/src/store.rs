@@ -191,13 +191,11 @@ pub(crate) fn run_with(
             }
             let written = store.write_session(&write)?;
             if json {
-                let doc = json!({
-                    "commit": written.commit,
-                    "ref": written.ref_name,
-                    "session_index": written.session_index,
-                    "snapshot_commit": written.snapshot_commit,
-                });
-                writeln!(out, "{doc}").map_err(stdout_error)?;
+                // `SessionWritten`'s own serialisation: the keys the
+                // bindings' write results have.
+                let text = serde_json::to_string(&written)
+                    .map_err(|e| Error::io("<stdout>", std::io::Error::other(e)))?;
+                writeln!(out, "{text}").map_err(stdout_error)?;
             } else {
                 writeln!(out, "{}", written.commit).map_err(stdout_error)?;
             }
@@ -497,6 +495,26 @@ mod tests {
         assert_eq!(items[1]["imported"], false);
         let (_, plain) = store(dir.path(), &["list"]).unwrap();
         assert_eq!(plain.lines().count(), 2);
+
+        // `write --json` is `SessionWritten`'s own serialisation: every
+        // field by its name (`ref_name`, as the bindings say; it was `ref`).
+        let (_, written) = store(
+            dir.path(),
+            &["--json", "write", "--id", ULID, "--session", "s2"],
+        )
+        .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&written).unwrap();
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        let mut want = agent_checkpoint_store::SessionWritten::FIELDS.to_vec();
+        want.sort_unstable();
+        assert_eq!(keys, want);
+        assert_eq!(v["session_index"], 1);
+        assert_eq!(
+            v["ref_name"],
+            "refs/entire/checkpoints/ZN/01KVBJCWYA4YW6J5M9GP655HZN"
+        );
+        assert_eq!(v["snapshot_commit"], serde_json::Value::Null);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! checks each list against its struct). `store/tests/surface_fields.rs`
 //! checks every surface names each listed field.
 
-use crate::{PushPlan, PushReport, SessionWrite, StoreOptions};
+use crate::{PushPlan, PushReport, SessionWrite, SessionWritten, StoreOptions};
 
 agent_checkpoint::field_list!(PushReport {
     remote,
@@ -65,4 +65,10 @@ agent_checkpoint::field_list!(SessionWrite {
     imported,
     combined_attribution,
     ephemeral_branch,
+});
+agent_checkpoint::field_list!(SessionWritten {
+    commit,
+    ref_name,
+    session_index,
+    snapshot_commit,
 });
