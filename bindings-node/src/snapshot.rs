@@ -155,6 +155,10 @@ impl TypeName for RollbackReport {
     }
 }
 
+#[allow(
+    unsafe_code,
+    reason = "napi-rs's conversion trait is unsafe: the report's lazy `redo` getter"
+)]
 impl ToNapiValue for RollbackReport {
     unsafe fn to_napi_value(env: sys::napi_env, report: Self) -> napi::Result<sys::napi_value> {
         // SAFETY: `env` is the live environment napi-rs passes in.
@@ -191,6 +195,10 @@ impl ToNapiValue for RollbackReport {
 /// A JavaScript value already made, handed back as it is.
 struct RawValue(sys::napi_value);
 
+#[allow(
+    unsafe_code,
+    reason = "napi-rs's conversion trait is unsafe: a value already made in `env`"
+)]
 impl ToNapiValue for RawValue {
     unsafe fn to_napi_value(_env: sys::napi_env, value: Self) -> napi::Result<sys::napi_value> {
         Ok(value.0)
