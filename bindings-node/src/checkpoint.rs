@@ -6,7 +6,7 @@
 //! run exactly the same function in `compute`, so they return the same results.
 
 use agent_checkpoint::root::ambient_authority;
-use agent_checkpoint::{CapRoot, ParseOptions, Snapshot};
+use agent_checkpoint::{CapRoot, ParseOptions};
 use napi::bindgen_prelude::{AsyncTask, Either, FromNapiValue, JsValue as _, Unknown};
 use napi::Env;
 use napi::ValueType;
@@ -76,12 +76,7 @@ pub(crate) fn rollback_at(
     (parse, options): &(ParseOptions, agent_checkpoint::RollbackOptions),
 ) -> agent_checkpoint::Result<RollbackReport> {
     let root = open_root(root)?;
-    let done = Snapshot::parse(snapshot, parse)
-        .and_then(|snapshot| agent_checkpoint::rollback(&root, &snapshot, options));
-    Ok(match done {
-        Ok(report) => RollbackReport::from(report),
-        Err(e) => RollbackReport::refused(&e),
-    })
+    Ok(agent_checkpoint::rollback_text(&root, snapshot, parse, options).into())
 }
 
 /// Snapshots every path `operations` will touch under `root` (a directory)

@@ -78,31 +78,19 @@ pub struct RollbackReport {
     redo: Option<Arc<agent_checkpoint::Redo>>,
 }
 
-impl RollbackReport {
-    /// The report of a snapshot refused as a whole: nothing was touched.
-    pub(crate) fn refused(error: &agent_checkpoint::Error) -> RollbackReport {
-        RollbackReport {
-            object: RollbackReportObject {
-                restored: Vec::new(),
-                unrestored: Vec::new(),
-                conflicts: Vec::new(),
-                valid: false,
-                ok: false,
-                error_code: Some(error.code().as_str().to_owned()),
-                error: Some(error.to_string()),
-                plan: Vec::new(),
-                redo: None,
-                not_in_redo: Vec::new(),
-                not_covered: Vec::new(),
-                other_root: None,
-            },
-            redo: None,
-        }
+impl From<agent_checkpoint::RollbackReport> for RollbackReport {
+    fn from(report: agent_checkpoint::RollbackReport) -> RollbackReport {
+        agent_checkpoint::RollbackOutcome::from(Ok(report)).into()
     }
 }
 
-impl From<agent_checkpoint::RollbackReport> for RollbackReport {
-    fn from(report: agent_checkpoint::RollbackReport) -> RollbackReport {
+/// The core's outcome as JavaScript sees it: a refused snapshot is a
+/// report with `valid: false` (the core's rule, not decided here).
+impl From<agent_checkpoint::RollbackOutcome> for RollbackReport {
+    fn from(outcome: agent_checkpoint::RollbackOutcome) -> RollbackReport {
+        let (valid, ok) = (outcome.valid(), outcome.ok());
+        let refusal = outcome.refusal;
+        let report = outcome.report;
         let problems = |list: Vec<(String, agent_checkpoint::ErrorCode, String)>| {
             list.into_iter()
                 .map(|(path, code, reason)| PathProblem {
@@ -114,10 +102,10 @@ impl From<agent_checkpoint::RollbackReport> for RollbackReport {
         };
         RollbackReport {
             object: RollbackReportObject {
-                valid: true,
-                ok: report.ok(),
-                error_code: None,
-                error: None,
+                valid,
+                ok,
+                error_code: refusal.as_ref().map(|e| e.code().as_str().to_owned()),
+                error: refusal.as_ref().map(ToString::to_string),
                 unrestored: problems(
                     report
                         .unrestored
@@ -167,6 +155,10 @@ impl TypeName for RollbackReport {
     }
 }
 
+#[allow(
+    unsafe_code,
+    reason = "napi-rs's conversion trait is unsafe: the report's lazy `redo` getter"
+)]
 impl ToNapiValue for RollbackReport {
     unsafe fn to_napi_value(env: sys::napi_env, report: Self) -> napi::Result<sys::napi_value> {
         // SAFETY: `env` is the live environment napi-rs passes in.
@@ -203,6 +195,10 @@ impl ToNapiValue for RollbackReport {
 /// A JavaScript value already made, handed back as it is.
 struct RawValue(sys::napi_value);
 
+#[allow(
+    unsafe_code,
+    reason = "napi-rs's conversion trait is unsafe: a value already made in `env`"
+)]
 impl ToNapiValue for RawValue {
     unsafe fn to_napi_value(_env: sys::napi_env, value: Self) -> napi::Result<sys::napi_value> {
         Ok(value.0)

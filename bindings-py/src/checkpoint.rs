@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use agent_checkpoint::root::ambient_authority;
 use agent_checkpoint::{
     CapRoot, CaptureOptions, Error, ParseOptions, PathDiff, PlanItem as CorePlanItem, PlanOptions,
-    RecordOptions, Redo, RollbackOptions, RollbackReport, Snapshot,
+    RecordOptions, Redo, RollbackOptions, RollbackOutcome, RollbackReport, Snapshot,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -100,13 +100,6 @@ pub fn create_checkpoint(
         .into_py_result(py)
 }
 
-/// Why a rollback did not get to run: the root could not be opened (raised),
-/// or the snapshot was refused (reported, `valid=False`).
-enum NotRun {
-    Root(Error),
-    Refused(Error),
-}
-
 /// Restores exactly the paths captured by `checkpoint` under `root`.
 ///
 /// Never raises for a snapshot it refuses (malformed; with `key`,
@@ -163,18 +156,18 @@ pub(crate) fn run_rollback(
 ) -> PyResult<RollbackResult> {
     let text = match text {
         Ok(text) => text,
-        Err(e) => return Ok(RollbackResult::refused(&e)),
+        Err(e) => return RollbackResult::from_outcome(py, RollbackOutcome::refused(e)),
     };
     let parse = ParseOptions::allowing_git_dir(allow_git_dir).with_key(options.key.clone());
     let outcome = py.detach(move || {
-        let root = open(&root).map_err(NotRun::Root)?;
-        let snapshot = Snapshot::parse(text, &parse).map_err(NotRun::Refused)?;
-        agent_checkpoint::rollback(&root, &snapshot, &options).map_err(NotRun::Refused)
+        let root = open(&root)?;
+        Ok(agent_checkpoint::rollback_text(
+            &root, text, &parse, &options,
+        ))
     });
     match outcome {
-        Ok(report) => RollbackResult::from_report(py, report),
-        Err(NotRun::Refused(e)) => Ok(RollbackResult::refused(&e)),
-        Err(NotRun::Root(e)) => Err(to_py(py, &e)),
+        Ok(outcome) => RollbackResult::from_outcome(py, outcome),
+        Err(e) => Err(to_py(py, &e)),
     }
 }
 
@@ -321,25 +314,17 @@ pub struct RollbackResult {
 }
 
 impl RollbackResult {
-    fn refused(error: &Error) -> RollbackResult {
-        RollbackResult {
-            restored: Vec::new(),
-            unrestored: Vec::new(),
-            failures: BTreeMap::new(),
-            failure_codes: BTreeMap::new(),
-            conflicts: Vec::new(),
-            plan: Vec::new(),
-            redo: None,
-            redo_str: PyOnceLock::new(),
-            not_in_redo: Vec::new(),
-            not_covered: BTreeMap::new(),
-            other_root: None,
-            error_code: Some(error.code().as_str()),
-            error: Some(error.to_string()),
-        }
+    /// The result of a rollback the core carried out.
+    pub(crate) fn from_report(py: Python<'_>, report: RollbackReport) -> PyResult<RollbackResult> {
+        RollbackResult::from_outcome(py, RollbackOutcome::from(Ok(report)))
     }
 
-    pub(crate) fn from_report(py: Python<'_>, report: RollbackReport) -> PyResult<RollbackResult> {
+    /// The core's outcome as Python sees it: a refused snapshot is a result
+    /// with `valid=False` (the core's rule, not decided here).
+    fn from_outcome(py: Python<'_>, outcome: RollbackOutcome) -> PyResult<RollbackResult> {
+        let RollbackOutcome {
+            report, refusal, ..
+        } = outcome;
         let plan = report
             .plan
             .items
@@ -380,8 +365,8 @@ impl RollbackResult {
                 .into_iter()
                 .map(|n| (n.path, n.size))
                 .collect(),
-            error_code: None,
-            error: None,
+            error_code: refusal.as_ref().map(|e| e.code().as_str()),
+            error: refusal.as_ref().map(ToString::to_string),
         })
     }
 }

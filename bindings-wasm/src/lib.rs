@@ -159,7 +159,7 @@ export interface RollbackOptions {
   restoreSetid?: boolean;
   /** Refuse (`root_mismatch`) a snapshot taken under another root (default: `otherRoot` says so). */
   strictRoot?: boolean;
-  /** The largest current file read into memory for the redo (default 256 MiB). */
+  /** The largest current file read into memory for the redo (default 100 MiB, the core's `DEFAULT_MAX_FILE_BYTES`). */
   maxFileBytes?: number;
 }
 

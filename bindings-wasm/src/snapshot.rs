@@ -1,6 +1,6 @@
 //! Capture and rollback over a caller's filesystem; reading snapshots.
 
-use agent_checkpoint::RollbackReport;
+use agent_checkpoint::RollbackOutcome;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{js_result, to_js, type_error};
@@ -69,12 +69,9 @@ pub fn rollback(
 ) -> Result<JsValue, JsValue> {
     let root = JsRoot::new(fs)?;
     let (parse, options) = rollback_options(options.as_ref())?;
-    match agent_checkpoint::Snapshot::parse(checkpoint, &parse)
-        .and_then(|snapshot| agent_checkpoint::rollback(&root, &snapshot, &options))
-    {
-        Ok(report) => report_to_js(&report),
-        Err(e) => refused_to_js(&e),
-    }
+    outcome_to_js(&agent_checkpoint::rollback_text(
+        &root, checkpoint, &parse, &options,
+    ))
 }
 
 /// `[{ path, code, reason }]`.
@@ -92,7 +89,11 @@ fn problems<'a>(
     Ok(out)
 }
 
-fn report_to_js(report: &RollbackReport) -> Result<JsValue, JsValue> {
+/// The core's outcome as JavaScript sees it: a refused snapshot is a
+/// report with `valid: false` (the core's rule, not decided here).
+fn outcome_to_js(outcome: &RollbackOutcome) -> Result<JsValue, JsValue> {
+    let report = &outcome.report;
+    let refusal = outcome.refusal.as_ref();
     let out = js_sys::Object::new();
     set(
         &out,
@@ -115,10 +116,14 @@ fn report_to_js(report: &RollbackReport) -> Result<JsValue, JsValue> {
         "conflicts",
         &strings(report.conflicts.iter().map(String::as_str)),
     )?;
-    set(&out, "valid", &true.into())?;
-    set(&out, "ok", &report.ok().into())?;
-    set(&out, "errorCode", &JsValue::NULL)?;
-    set(&out, "error", &JsValue::NULL)?;
+    set(&out, "valid", &outcome.valid().into())?;
+    set(&out, "ok", &outcome.ok().into())?;
+    set(
+        &out,
+        "errorCode",
+        &optional(refusal.map(|e| e.code().as_str())),
+    )?;
+    set(&out, "error", &optional(refusal.map(ToString::to_string)))?;
     set(&out, "plan", &crate::plan::plan_to_js(&report.plan)?.into())?;
     set(
         &out,
@@ -147,28 +152,6 @@ fn report_to_js(report: &RollbackReport) -> Result<JsValue, JsValue> {
     }
     set(&out, "notCovered", &not_covered.into())?;
     set(&out, "otherRoot", &optional(report.other_root()))?;
-    Ok(out.into())
-}
-
-/// The report of a snapshot refused as a whole: nothing was touched.
-fn refused_to_js(error: &agent_checkpoint::Error) -> Result<JsValue, JsValue> {
-    let out = js_sys::Object::new();
-    for key in [
-        "restored",
-        "unrestored",
-        "conflicts",
-        "plan",
-        "notInRedo",
-        "notCovered",
-    ] {
-        set(&out, key, &js_sys::Array::new().into())?;
-    }
-    set(&out, "valid", &false.into())?;
-    set(&out, "ok", &false.into())?;
-    set(&out, "errorCode", &error.code().as_str().into())?;
-    set(&out, "error", &error.to_string().into())?;
-    set(&out, "redo", &JsValue::NULL)?;
-    set(&out, "otherRoot", &JsValue::NULL)?;
     Ok(out.into())
 }
 

@@ -25,11 +25,6 @@ pub struct StoreArgs {
     /// git-branch: the branch only).
     #[arg(long, global = true, value_enum, default_value = "git-refs")]
     backend: BackendArg,
-    /// Also copy every write to this backend after the store's own (the
-    /// rollout topology: `--backend git-refs --mirror git-branch`); reads
-    /// prefer the store's own backend.
-    #[arg(long, global = true, value_enum, value_name = "BACKEND")]
-    mirror: Option<BackendArg>,
     #[command(subcommand)]
     command: StoreCommand,
 }
@@ -40,15 +35,6 @@ enum BackendArg {
     GitRefs,
     /// The entire/checkpoints/v1 branch (legacy 12-hex IDs).
     GitBranch,
-}
-
-impl From<BackendArg> for Backend {
-    fn from(arg: BackendArg) -> Backend {
-        match arg {
-            BackendArg::GitRefs => Backend::GitRefs,
-            BackendArg::GitBranch => Backend::GitBranch,
-        }
-    }
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -133,17 +119,6 @@ enum StoreCommand {
         #[command(flatten)]
         plan: PlanArgs,
     },
-    /// Copy every checkpoint of the entire/checkpoints/v1 branch to git-refs
-    /// (IDs, sessions, summaries and history kept), verifying each document;
-    /// re-runnable, never changes the branch; exits 1 when any was skipped.
-    Migrate {
-        /// The backend to migrate to (only git-refs).
-        #[arg(long, value_enum)]
-        to: BackendArg,
-        /// Report what would be migrated; write nothing.
-        #[arg(long)]
-        dry_run: bool,
-    },
     #[command(flatten)]
     Remote(crate::store_remote::RemoteCommand),
     #[command(flatten)]
@@ -183,12 +158,12 @@ pub(crate) fn run_with(
     out: &mut Vec<u8>,
     progress: crate::store_remote::Progress<'_>,
 ) -> Result<ExitCode, Error> {
-    let mut options = StoreOptions::default().backend(args.backend.into());
-    if let Some(mirror) = args.mirror {
-        options = options.mirror(mirror.into());
-    }
+    let backend = match args.backend {
+        BackendArg::GitRefs => Backend::GitRefs,
+        BackendArg::GitBranch => Backend::GitBranch,
+    };
     let repo = args.repo.unwrap_or_else(|| PathBuf::from("."));
-    let store = Store::open_with(&repo, options)?;
+    let store = Store::open_with(&repo, StoreOptions::default().backend(backend))?;
     match args.command {
         StoreCommand::Write {
             id,
@@ -216,14 +191,11 @@ pub(crate) fn run_with(
             }
             let written = store.write_session(&write)?;
             if json {
-                let doc = json!({
-                    "commit": written.commit,
-                    "ref": written.ref_name,
-                    "session_index": written.session_index,
-                    "snapshot_commit": written.snapshot_commit,
-                    "mirror": written.mirror.as_ref().map(mirror_json),
-                });
-                writeln!(out, "{doc}").map_err(stdout_error)?;
+                // `SessionWritten`'s own serialisation: the keys the
+                // bindings' write results have.
+                let text = serde_json::to_string(&written)
+                    .map_err(|e| Error::io("<stdout>", std::io::Error::other(e)))?;
+                writeln!(out, "{text}").map_err(stdout_error)?;
             } else {
                 writeln!(out, "{}", written.commit).map_err(stdout_error)?;
             }
@@ -337,33 +309,6 @@ pub(crate) fn run_with(
             crate::store_remote::run(&store, command, json, out, progress)
         }
         StoreCommand::Storage(command) => crate::store_storage::run(&store, command, json, out),
-        StoreCommand::Migrate { to, dry_run } => crate::store_migrate::run(
-            &store,
-            to.into(),
-            dry_run,
-            json,
-            out,
-            progress.tty,
-            progress.quiet,
-        ),
-    }
-}
-
-/// The mirror's part of a write, as `store write --json` prints it.
-fn mirror_json(mirror: &agent_checkpoint_store::MirrorWrite) -> serde_json::Value {
-    use agent_checkpoint_store::MirrorOutcome;
-    let backend = mirror.backend.as_str();
-    match &mirror.outcome {
-        MirrorOutcome::Written { ref_name, commit } => {
-            json!({"backend": backend, "status": "written", "ref": ref_name, "commit": commit})
-        }
-        MirrorOutcome::Skipped { reason } => {
-            json!({"backend": backend, "status": "skipped", "reason": reason})
-        }
-        MirrorOutcome::Failed { code, reason } => {
-            json!({"backend": backend, "status": "failed", "code": code.as_str(), "reason": reason})
-        }
-        _ => json!({"backend": backend, "status": "unknown"}),
     }
 }
 
@@ -550,6 +495,26 @@ mod tests {
         assert_eq!(items[1]["imported"], false);
         let (_, plain) = store(dir.path(), &["list"]).unwrap();
         assert_eq!(plain.lines().count(), 2);
+
+        // `write --json` is `SessionWritten`'s own serialisation: every
+        // field by its name (`ref_name`, as the bindings say; it was `ref`).
+        let (_, written) = store(
+            dir.path(),
+            &["--json", "write", "--id", ULID, "--session", "s2"],
+        )
+        .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&written).unwrap();
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        let mut want = agent_checkpoint_store::SessionWritten::FIELDS.to_vec();
+        want.sort_unstable();
+        assert_eq!(keys, want);
+        assert_eq!(v["session_index"], 1);
+        assert_eq!(
+            v["ref_name"],
+            "refs/entire/checkpoints/ZN/01KVBJCWYA4YW6J5M9GP655HZN"
+        );
+        assert_eq!(v["snapshot_commit"], serde_json::Value::Null);
     }
 
     #[test]

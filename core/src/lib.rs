@@ -70,7 +70,10 @@ pub use options::{
 pub use plan::{plan_rollback, Plan, PlanAction, PlanItem};
 pub use progress::{OnProgress, Progress, ProgressStage};
 pub use relpath::{RelPath, MAX_NAME_BYTES, MAX_PATH_BYTES};
-pub use rollback::{rollback, NotCovered, NotInRedo, Redo, RollbackReport, Unrestored};
+pub use rollback::{
+    rollback, rollback_text, NotCovered, NotInRedo, Redo, RollbackOutcome, RollbackReport,
+    Unrestored,
+};
 #[cfg(all(feature = "cap-std", any(unix, windows)))]
 #[cfg_attr(docsrs, doc(cfg(feature = "cap-std")))]
 pub use root::CapRoot;

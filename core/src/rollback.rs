@@ -13,10 +13,12 @@
 //! once each at the end (when `durable`).
 
 mod execute;
+mod outcome;
 mod redo;
 mod redo_text;
 mod write;
 
+pub use outcome::{rollback_text, RollbackOutcome};
 pub use redo_text::Redo;
 
 use std::collections::{BTreeMap, BTreeSet};

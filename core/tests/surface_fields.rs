@@ -192,12 +192,6 @@ const EXCEPTIONS: &[(&str, &str, Host, Instead)] = &[
         Absent("the MCP tool reports what was done, not the plan"),
     ),
     ("RollbackReport", "redo", M, Named("redo_checkpoint_id")),
-    (
-        "RollbackReport",
-        "not_covered",
-        T,
-        Absent("not carried by the component's rollback-report yet (a WIT change, left for a later version)"),
-    ),
 ];
 
 /// The report's `plan` is flattened into the hosts' reports: the plan's

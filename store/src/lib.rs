@@ -53,6 +53,7 @@ mod backfill;
 mod branch_backend;
 mod checkpoint;
 pub mod documents;
+mod fields;
 mod git_names;
 mod git_version;
 pub mod layout;

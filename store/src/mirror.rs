@@ -41,7 +41,9 @@ pub enum MirrorOutcome {
     },
 }
 
-/// The mirror's part of one write.
+/// The mirror's part of one write. Serialised as `{"backend", "status":
+/// "written" | "skipped" | "failed", ...}` with the outcome's fields beside
+/// (`ref_name` and `commit`; `reason`; `code` and `reason`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct MirrorWrite {
@@ -118,5 +120,30 @@ impl Store {
             |_, _, v| Ok(v),
         )?;
         Ok(commit)
+    }
+}
+
+impl serde::Serialize for MirrorWrite {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("backend", self.backend.as_str())?;
+        match &self.outcome {
+            MirrorOutcome::Written { ref_name, commit } => {
+                map.serialize_entry("status", "written")?;
+                map.serialize_entry("ref_name", ref_name)?;
+                map.serialize_entry("commit", commit)?;
+            }
+            MirrorOutcome::Skipped { reason } => {
+                map.serialize_entry("status", "skipped")?;
+                map.serialize_entry("reason", reason)?;
+            }
+            MirrorOutcome::Failed { code, reason } => {
+                map.serialize_entry("status", "failed")?;
+                map.serialize_entry("code", code.as_str())?;
+                map.serialize_entry("reason", reason)?;
+            }
+        }
+        map.end()
     }
 }

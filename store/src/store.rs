@@ -171,8 +171,8 @@ impl StoreOptions {
     }
 }
 
-/// What a session write produced.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a session write produced (serialized with these field names).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[non_exhaustive]
 pub struct SessionWritten {
     /// The new commit (hex).

@@ -337,6 +337,7 @@ function checkReport(c, report) {
     assert.deepEqual(codes, want.unrestored_codes, 'unrestored codes')
   }
   if ('not_in_redo' in want) assert.deepEqual(paths(report.notInRedo), want.not_in_redo, 'not_in_redo')
+  if ('not_covered' in want) assert.deepEqual(paths(report.notCovered), want.not_covered, 'not_covered')
   if ('other_root' in want) assert.equal(report.otherRoot ?? null, want.other_root, 'other_root')
 }
 

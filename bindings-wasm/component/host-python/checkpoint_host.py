@@ -115,6 +115,8 @@ class RollbackResult:
     redo: Optional[str]
     #: Captured paths the redo cannot carry, and why.
     not_in_redo: dict[str, str]
+    #: Path the capture skipped for its size -> that size: left as it is.
+    not_covered: dict[str, int]
     #: The root the snapshot was taken under, when it is not this one.
     other_root: Optional[str]
 
@@ -261,6 +263,7 @@ class Component:
             plan=[_plan_item(i) for i in _field(raw, "plan")],
             redo=_field(raw, "redo"),
             not_in_redo={_field(n, "path"): _field(n, "reason") for n in not_in_redo},
+            not_covered={_field(n, "path"): _field(n, "size") for n in _field(raw, "not-covered")},
             other_root=_field(raw, "other-root"),
         )
 

@@ -204,6 +204,8 @@ def play_fs(case: dict, component: Component, root: Path) -> None:
         check_eq("unrestored codes", want["unrestored_codes"], report.failure_codes)
     if "not_in_redo" in want:
         check_eq("not_in_redo", want["not_in_redo"], list(report.not_in_redo))
+    if "not_covered" in want:
+        check_eq("not_covered", want["not_covered"], list(report.not_covered))
     if "other_root" in want:
         check_eq("other_root", want["other_root"], report.other_root)
     if "expect_tree" in case:

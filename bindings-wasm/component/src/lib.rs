@@ -17,8 +17,9 @@ use agent_checkpoint_naming::{id, prompts, refs};
 
 use agent_checkpoint::Snapshot;
 use bindings::{
-    CaptureOptions, CapturedKind, CapturedPath, CheckpointError, Guest, IdKind, PathProblem,
-    PlanItem, PlanOptions, RecordAppliedOptions, RollbackOptions, RollbackReport, ShadowBranch,
+    CaptureOptions, CapturedKind, CapturedPath, CheckpointError, Guest, IdKind, NotCovered,
+    PathProblem, PlanItem, PlanOptions, RecordAppliedOptions, RollbackOptions, RollbackReport,
+    ShadowBranch,
 };
 use errors::{core_result, to_wit};
 use wasi_root::WasiRoot;
@@ -43,19 +44,49 @@ mod bindings {
 /// The component: one implementation of the world's exports.
 struct Component;
 
-/// The report of a snapshot refused as a whole: nothing was touched.
-fn refused(error: &agent_checkpoint::Error) -> RollbackReport {
+/// The core's outcome as the WIT reports it: a refused snapshot is a
+/// report with `valid: false` (the core's rule, not decided here).
+fn report(outcome: agent_checkpoint::RollbackOutcome) -> RollbackReport {
+    let (valid, ok) = (outcome.valid(), outcome.ok());
+    let report = outcome.report;
+    let problem = |path: String, code, reason: String| PathProblem {
+        path,
+        code: errors::wit_code(code),
+        reason,
+    };
     RollbackReport {
-        restored: Vec::new(),
-        unrestored: Vec::new(),
-        valid: false,
-        ok: false,
-        error: Some(to_wit(error)),
-        conflicts: Vec::new(),
-        plan: Vec::new(),
-        redo: None,
-        not_in_redo: Vec::new(),
-        other_root: None,
+        valid,
+        ok,
+        error: outcome.refusal.as_ref().map(to_wit),
+        restored: report.restored,
+        unrestored: report
+            .unrestored
+            .into_iter()
+            .map(|u| problem(u.path, u.code, u.reason))
+            .collect(),
+        conflicts: report.conflicts,
+        other_root: report.plan.other_root.clone(),
+        plan: report
+            .plan
+            .items
+            .into_iter()
+            .map(options::plan_item)
+            .collect(),
+        redo: report.redo.map(String::from),
+        not_in_redo: report
+            .not_in_redo
+            .into_iter()
+            .map(|n| problem(n.path, n.code, n.reason))
+            .collect(),
+        not_covered: report
+            .not_covered
+            .into_iter()
+            .map(|n| NotCovered {
+                path: n.path,
+                size: n.size,
+                code: errors::wit_code(n.code),
+            })
+            .collect(),
     }
 }
 
@@ -81,42 +112,12 @@ impl Guest for Component {
     ) -> Result<RollbackReport, CheckpointError> {
         let root = core_result(WasiRoot::open(&root))?;
         let (parse, options) = options::rollback(options)?;
-        let done = Snapshot::parse(&checkpoint, &parse)
-            .and_then(|snapshot| agent_checkpoint::rollback(&root, &snapshot, &options));
-        let report = match done {
-            Ok(report) => report,
-            Err(e) => return Ok(refused(&e)),
-        };
-        let problem = |path: String, code, reason: String| PathProblem {
-            path,
-            code: errors::wit_code(code),
-            reason,
-        };
-        Ok(RollbackReport {
-            valid: true,
-            ok: report.ok(),
-            error: None,
-            restored: report.restored,
-            unrestored: report
-                .unrestored
-                .into_iter()
-                .map(|u| problem(u.path, u.code, u.reason))
-                .collect(),
-            conflicts: report.conflicts,
-            other_root: report.plan.other_root.clone(),
-            plan: report
-                .plan
-                .items
-                .into_iter()
-                .map(options::plan_item)
-                .collect(),
-            redo: report.redo.map(String::from),
-            not_in_redo: report
-                .not_in_redo
-                .into_iter()
-                .map(|n| problem(n.path, n.code, n.reason))
-                .collect(),
-        })
+        Ok(report(agent_checkpoint::rollback_text(
+            &root,
+            &checkpoint,
+            &parse,
+            &options,
+        )))
     }
 
     fn plan_rollback(

@@ -295,30 +295,6 @@ impl CapRoot {
     }
 }
 
-/// The canonical path of the opened directory, as the kernel names its
-/// descriptor (one `readlink` of `/proc/self/fd/N`, where `canonicalize`
-/// makes one per component of the path); `None` without `/proc`, or when
-/// the kernel's name is not a plain absolute path (a deleted or
-/// unreachable directory).
-#[cfg(target_os = "linux")]
-fn canonical_of(dir: &Dir) -> Option<std::path::PathBuf> {
-    use std::os::fd::{AsFd as _, AsRawFd as _};
-    let named = std::fs::read_link(format!("/proc/self/fd/{}", dir.as_fd().as_raw_fd())).ok()?;
-    let plain = named.is_absolute()
-        && !named
-            .to_str()
-            .is_some_and(|s| s.ends_with(" (deleted)") || s.starts_with("(unreachable)"));
-    plain.then_some(named)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn canonical_of(_dir: &Dir) -> Option<std::path::PathBuf> {
-    None
-}
-
-/// Opens `path`'s last component inside its opened parent for reading:
-/// never through a symlink, never blocking on a FIFO swapped in since it
-/// was looked at, never making a terminal the controlling one.
 /// The error of a root that cannot be opened: `not_a_directory` when the
 /// root (or a directory on the way to it) is a file or special file, an
 /// I/O error otherwise.
@@ -346,26 +322,6 @@ fn root_error(path: &Path, shown: &str, error: io::Error) -> Error {
     Error::io(shown.to_owned(), error)
 }
 
-fn open_in(parent: &Dir, path: &RelPath) -> io::Result<std::fs::File> {
-    #[cfg(target_os = "linux")]
-    {
-        use rustix::fs::{Mode, OFlags};
-        let flags =
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-        // One component (no `/`, never `..`: a RelPath's), relative to the
-        // parent handle: it cannot leave that directory.
-        let fd = rustix::fs::openat(parent, path.file_name(), flags, Mode::empty())?;
-        Ok(std::fs::File::from(fd))
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        // As `open_regular` does here: the name was just seen to be a file.
-        let mut options = OpenOptions::new();
-        options.read(true).follow(FollowSymlinks::No);
-        Ok(parent.open_with(path.file_name(), &options)?.into_std())
-    }
-}
-
 /// `lstat` of `path`'s last component inside its opened parent.
 fn lstat_in(parent: &Dir, path: &RelPath) -> Result<Option<Metadata>> {
     Ok(lstat_raw(parent, path)?.as_ref().map(metadata_of))
@@ -387,32 +343,6 @@ fn lstat_raw(parent: &Dir, path: &RelPath) -> Result<Option<cap_std::fs::Metadat
         Err(e) => Err(Error::io(path.as_str(), e)),
     }
 }
-
-/// Gives the new file the owner and group of the regular file it replaces,
-/// where the process may (as root, or when they are its own already); a
-/// refusal changes nothing. Set-id bits are cleared by a chown, so the mode
-/// is set again afterwards.
-#[cfg(target_os = "linux")]
-fn keep_owner(file: &std::fs::File, found: Option<&cap_std::fs::Metadata>) {
-    let Some(old) = found.filter(|m| m.is_file()) else {
-        return;
-    };
-    let Ok(new) = file.metadata() else { return };
-    use cap_std::fs::MetadataExt as _;
-    use std::os::unix::fs::MetadataExt as _;
-    use std::os::unix::fs::PermissionsExt as _;
-    if (new.uid(), new.gid()) == (old.uid(), old.gid()) {
-        return;
-    }
-    let owner = rustix::fs::Uid::from_raw(old.uid());
-    let group = rustix::fs::Gid::from_raw(old.gid());
-    if rustix::fs::fchown(file, Some(owner), Some(group)).is_ok() {
-        let _ = file.set_permissions(std::fs::Permissions::from_mode(new.mode() & 0o7777));
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn keep_owner(_file: &std::fs::File, _found: Option<&cap_std::fs::Metadata>) {}
 
 fn kind_of(m: &cap_std::fs::Metadata) -> EntryKind {
     let t = m.file_type();
@@ -702,49 +632,6 @@ impl Root for CapRoot {
     }
 }
 
-/// The names in `dir` that are temp files of ours for one of `names`.
-/// On Linux one `getdents64` reads a directory of a few hundred entries
-/// (the generic listing makes four calls, an `fcntl` and a second `openat`
-/// for a directory of a hundred).
-#[cfg(target_os = "linux")]
-fn temps_in(dir: &Dir, names: &[&str]) -> io::Result<Vec<String>> {
-    use rustix::fs::{Mode, OFlags};
-    use std::mem::MaybeUninit;
-    // A readable descriptor of our own (the one held may be `O_PATH`, or
-    // the root's, whose position listing would move).
-    let fd = rustix::fs::openat(
-        dir,
-        ".",
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )?;
-    let mut buf = vec![MaybeUninit::<u8>::uninit(); 32 * 1024];
-    let mut listing = rustix::fs::RawDir::new(&fd, &mut buf);
-    let mut temps = Vec::new();
-    while let Some(entry) = listing.next() {
-        let entry = entry?;
-        if let Ok(name) = entry.file_name().to_str() {
-            if is_temp_for(name, names) {
-                temps.push(name.to_owned());
-            }
-        }
-    }
-    Ok(temps)
-}
-
-/// The names in `dir` that are temp files of ours for one of `names`.
-#[cfg(not(target_os = "linux"))]
-fn temps_in(dir: &Dir, names: &[&str]) -> io::Result<Vec<String>> {
-    let mut temps = Vec::new();
-    for entry in dir.entries()? {
-        let name = entry?.file_name();
-        if let Some(name) = name.to_str().filter(|n| is_temp_for(n, names)) {
-            temps.push(name.to_owned());
-        }
-    }
-    Ok(temps)
-}
-
 /// Takes the exclusive lock a writer holds on its temp file.
 fn lock_temp(file: &std::fs::File) -> io::Result<()> {
     match file.try_lock() {
@@ -784,31 +671,6 @@ fn read_opened(
     Ok(bytes)
 }
 
-/// Opens for reading the very inode an `O_PATH` handle refers to (through
-/// its `/proc/self/fd` entry), never blocking, never taking a terminal.
-#[cfg(target_os = "linux")]
-fn reopen_for_reading(handle: &std::fs::File) -> io::Result<std::fs::File> {
-    use rustix::fs::{Mode, OFlags};
-    use std::os::fd::AsRawFd as _;
-    let flags = OFlags::RDONLY | OFlags::NOCTTY | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let proc_path = format!("/proc/self/fd/{}", handle.as_raw_fd());
-    let fd = rustix::fs::open(proc_path.as_str(), flags, Mode::empty())?;
-    Ok(std::fs::File::from(fd))
-}
-
-/// Whether an error is ELOOP (a symlink met where none may be followed).
-fn is_loop(e: &io::Error) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = e;
-        false
-    }
-}
-
 #[cfg(target_os = "linux")]
 mod beneath;
 mod durable;
@@ -817,17 +679,12 @@ mod durable;
 #[cfg_attr(unix, path = "cap/unix.rs")]
 #[cfg_attr(windows, path = "cap/windows.rs")]
 mod os;
+/// What Linux does with its own calls, and the portable fallbacks elsewhere.
+#[cfg_attr(target_os = "linux", path = "cap/linux.rs")]
+#[cfg_attr(not(target_os = "linux"), path = "cap/portable.rs")]
+mod platform;
 
-/// Whether paths are resolved with `openat2` (Linux with a kernel that has
-/// it), rather than by the portable walk of one `O_NOFOLLOW` open per
-/// component. Set `AGENT_CHECKPOINT_PORTABLE_WALK=1` to force the walk.
-pub fn resolves_with_openat2() -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        beneath::in_use()
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        false
-    }
-}
+#[cfg(target_os = "linux")]
+use platform::reopen_for_reading;
+pub use platform::resolves_with_openat2;
+use platform::{canonical_of, is_loop, keep_owner, open_in, temps_in};

@@ -123,6 +123,8 @@ function rollback(root, text, options) {
     plan: r.plan.map(planItem),
     redo: orNull(r.redo),
     notInRedo: r.notInRedo.map(problem),
+    // u64 sizes arrive as BigInt: exact as a JS number below 2^53.
+    notCovered: r.notCovered.map((n) => ({ path: n.path, size: Number(n.size), code: snakeCode(n.code) })),
     otherRoot: orNull(r.otherRoot),
   }
 }

@@ -434,6 +434,11 @@ fn check_report(case: &Value, report: &RollbackReport) -> Outcome<()> {
         let got: Vec<String> = report.not_in_redo.iter().map(|n| n.path.clone()).collect();
         check_eq("not_in_redo", &want, &got)?;
     }
+    if let Some(paths) = want.get("not_covered") {
+        let want: Vec<String> = serde_json::from_value(paths.clone()).map_err(|e| e.to_string())?;
+        let got: Vec<String> = report.not_covered.iter().map(|n| n.path.clone()).collect();
+        check_eq("not_covered", &want, &got)?;
+    }
     if let Some(other) = want.get("other_root") {
         let got = report.other_root.clone().map_or(Value::Null, Value::from);
         check_eq("other_root", other, &got)?;
