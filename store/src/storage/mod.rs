@@ -11,6 +11,7 @@
 //! outside git's object database.
 
 mod du;
+mod fields;
 mod gc;
 mod objects;
 mod retention;
