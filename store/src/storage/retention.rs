@@ -253,7 +253,10 @@ pub(crate) fn remove_snapshot_file(common_dir: &Path, sha: &str) -> Result<Optio
 }
 
 /// Appends `tips` to the pending file (one line each, one write).
-fn record_pending(common_dir: &Path, tips: impl Iterator<Item = ObjectId>) -> Result<()> {
+pub(crate) fn record_pending(
+    common_dir: &Path,
+    tips: impl Iterator<Item = ObjectId>,
+) -> Result<()> {
     let text: String = tips.map(|t| format!("{t}\n")).collect();
     if text.is_empty() {
         return Ok(());
