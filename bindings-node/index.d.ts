@@ -317,6 +317,24 @@ export declare class CheckpointStore {
   shadowClean(): Array<CleanedBranch>
   /** `shadowClean` off the JS thread. */
   shadowCleanAsync(): Promise<CleanedBranch[]>
+  /**
+   * The bytes the checkpoints take (persistent checkpoints, undo
+   * snapshots, shadow branches), counted as git counts them, with the
+   * largest entries and sessions named (`top`, default 10).
+   */
+  du(options?: DuOptions | undefined | null): DuReport
+  /** `du` off the JS thread. */
+  duAsync(options?: DuOptions | undefined | null): Promise<DuReport>
+  /**
+   * Removes undo snapshots beyond the retention, the shadow branches no
+   * session needs and (only with `includeCheckpoints`) old persistent
+   * checkpoints, then frees the objects only they reached. The user's
+   * refs, stashes and objects are never touched. Throws
+   * `invalid_argument` for a bad `olderThan` (nothing touched).
+   */
+  gc(options?: GcOptions | undefined | null): GcReport
+  /** `gc` off the JS thread. */
+  gcAsync(options?: GcOptions | undefined | null): Promise<GcReport>
 }
 
 /**
@@ -590,6 +608,56 @@ export type DiffLineKind = 'context' | 'removed' | 'added'
 /** A ULID in full, anything else cut to its first 12 bytes. */
 export declare function displayShort(id: string): string
 
+/** One of the store's refs and the bytes only it holds. */
+export interface DuEntry {
+  /** What it is. */
+  kind: 'checkpoint' | 'checkpoint_branch' | 'snapshot' | 'shadow_branch'
+  /** The checkpoint ID (checkpoints, snapshots) or branch name. */
+  name: string
+  /** The full ref name. */
+  refName: string
+  /** The session of a snapshot's tip (`null` for other kinds). */
+  sessionId?: string
+  /** Bytes of the objects only this ref reaches (a snapshot's file too). */
+  bytes: number
+}
+
+/** How `du` runs. */
+export interface DuOptions {
+  /** How many of the largest entries and sessions to name (default 10). */
+  top?: number
+}
+
+/** What `du` found. */
+export interface DuReport {
+  /** `objectBytes` plus `snapshotFileBytes`. */
+  totalBytes: number
+  /**
+   * Bytes on disk of the git objects only the store's refs reach (what
+   * `git rev-list --objects --disk-usage` prints for them).
+   */
+  objectBytes: number
+  /** How many such objects. */
+  objects: number
+  /** Bytes of the undo snapshots' files a snapshot ref names. */
+  snapshotFileBytes: number
+  /**
+   * Persistent checkpoints (their refs and the `entire/checkpoints/v1`
+   * branch).
+   */
+  checkpoints: StorageUsage
+  /** Undo snapshots. */
+  snapshots: StorageUsage
+  /** Shadow branches. */
+  shadowBranches: StorageUsage
+  /** Bytes reached by refs of more than one kind (counted in none). */
+  sharedBytes: number
+  /** The largest entries, largest first. */
+  largest: Array<DuEntry>
+  /** The sessions whose undo snapshots take the most, largest first. */
+  sessions: Array<SessionUsage>
+}
+
 /**
  * The category of an error code (`invalid_input`, `not_found`,
  * `permission_denied`, `conflict`, `unauthenticated`, `io`); `null` for a
@@ -654,6 +722,53 @@ export interface Finding {
   start: number
   /** One past the last byte of the replaced span. */
   end: number
+}
+
+/** What `gc` removes. */
+export interface GcOptions {
+  /**
+   * Undo snapshots kept per session (`0`: every one); default: git config
+   * `entire.snapshotRetention`, else 100.
+   */
+  keep?: number
+  /**
+   * Undo snapshots older than this go (`'30d'`, `'12h'`, `'2w'`, `'90m'`,
+   * `'never'`); default: git config `entire.snapshotMaxAge`, else 30 days.
+   */
+  olderThan?: string
+  /**
+   * Also remove persistent checkpoints (git-refs) older than the age
+   * limit; without it they are kept forever.
+   */
+  includeCheckpoints?: boolean
+  /** Report what would go; change nothing. */
+  dryRun?: boolean
+}
+
+/** What `gc` did (or, dry, would do). */
+export interface GcReport {
+  /** Whether nothing was changed. */
+  dryRun: boolean
+  /** The snapshots kept per session (`null`: every one). */
+  keep?: number
+  /** The age limit in seconds (`null`: none). */
+  olderThanSeconds?: number
+  /** The undo-snapshot refs removed. */
+  removedSnapshots: Array<RemovedSnapshot>
+  /** The shadow branches removed. */
+  removedBranches: Array<RemovedBranch>
+  /** The persistent checkpoints removed. */
+  removedCheckpoints: Array<RemovedCheckpoint>
+  /** Git objects deleted. */
+  objectsRemoved: number
+  /** Their bytes on disk. */
+  objectBytesFreed: number
+  /** Snapshot files removed. */
+  snapshotFilesRemoved: number
+  /** Their bytes. */
+  snapshotFileBytesFreed: number
+  /** Whether git repacked (some of the objects were packed). */
+  repacked: boolean
 }
 
 /** The first 6 hex characters of the SHA-256 of `worktreeId` (`""` -> `e3b0c4`). */
@@ -1049,6 +1164,43 @@ export interface RemoteCheckpoint {
   local: 'absent' | 'same' | 'different'
 }
 
+/** A shadow branch `gc` removed (or, dry, would remove). */
+export interface RemovedBranch {
+  /** The branch name. */
+  branch: string
+  /** Its tip when it went. */
+  tip: string
+  /** Why it went. */
+  reason: 'base_commit_gone' | 'sessions_condensed'
+}
+
+/**
+ * A persistent checkpoint ref `gc` removed (only with
+ * `includeCheckpoints`).
+ */
+export interface RemovedCheckpoint {
+  /** The checkpoint ID. */
+  checkpointId: string
+  /** The full ref name. */
+  refName: string
+  /** Its tip. */
+  tip: string
+}
+
+/** An undo-snapshot ref `gc` removed (or, dry, would remove). */
+export interface RemovedSnapshot {
+  /** The full ref name. */
+  refName: string
+  /** Its checkpoint. */
+  checkpointId: string
+  /** The session of its tip. */
+  sessionId: string
+  /** Its tip. */
+  tip: string
+  /** Why it went. */
+  reason: 'beyond_retention' | 'older_than' | 'checkpoint_removed'
+}
+
 /**
  * Restores exactly the paths `checkpoint` captured under `root`. Never
  * throws for a snapshot it refuses (malformed; with `key`,
@@ -1255,6 +1407,16 @@ export interface SessionFields {
   ephemeralBranch?: string
 }
 
+/** The undo snapshots of one session. */
+export interface SessionUsage {
+  /** The session ID (empty for snapshots without one). */
+  sessionId: string
+  /** How many snapshot refs. */
+  snapshots: number
+  /** The sum of their entries' bytes. */
+  bytes: number
+}
+
 /** The prefix of every shadow branch (`entire/`). */
 export declare const SHADOW_BRANCH_PREFIX: string
 
@@ -1410,6 +1572,17 @@ export interface StepResult {
   leftOut: Array<string>
   /** Files HEAD does not track over `maxFileBytes`, never read, sorted. */
   tooLarge: Array<TooLargeFile>
+}
+
+/** The refs of one kind of storage and the bytes only they hold. */
+export interface StorageUsage {
+  /** How many refs. */
+  refs: number
+  /**
+   * Bytes of the objects these refs reach and no ref of another kind
+   * (nor a user's ref) does; for snapshots plus their files.
+   */
+  bytes: number
 }
 
 /** How a `CheckpointStore` writes. */

@@ -8,7 +8,7 @@
 //! the option objects ([`async_options`] those taking [`progress`] callbacks),
 //! [`snapshot`] the snapshot helpers and the report, [`queue`] the push queue,
 //! [`store`] the git checkpoint store, [`store_shadow`] its shadow branches,
-//! [`store_remote`] its push and fetch,
+//! [`store_remote`] its push and fetch, [`store_storage`] its du and gc,
 //! [`redact`] secret redaction.
 
 pub mod applied;
@@ -26,6 +26,7 @@ pub mod store;
 pub mod store_options;
 pub mod store_remote;
 pub mod store_shadow;
+pub mod store_storage;
 pub mod task;
 
 use agent_checkpoint_naming::{id, prompts, refs};

@@ -18,6 +18,7 @@ mod redact;
 mod store;
 mod store_remote;
 mod store_shadow;
+mod store_storage;
 
 use pyo3::prelude::*;
 
@@ -65,6 +66,7 @@ fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<queue::PushQueue>()?;
     module.add_class::<store::CheckpointStore>()?;
     store_remote::register(module)?;
+    store_storage::register(module)?;
 
     module.add_function(wrap_pyfunction!(redact::redact_text, module)?)?;
     module.add_function(wrap_pyfunction!(redact::redact_json, module)?)?;

@@ -54,9 +54,20 @@ pub fn attribution_backfill_message(checkpoint_id: &str) -> String {
     format!("Update checkpoint summary for {checkpoint_id}")
 }
 
-/// **\[ours\]** The message of an undo-snapshot commit.
-pub fn snapshot_message(checkpoint_id: &str, session_id: &str, sha256: &str) -> String {
-    format!("Undo snapshot for Checkpoint: {checkpoint_id}\n\n{SESSION_TRAILER}: {session_id}\nSnapshot-SHA256: {sha256}\n")
+/// **\[ours\]** Trailer of an undo-snapshot commit: when the store wrote it,
+/// in Unix nanoseconds (retention's order: a committer time has one-second
+/// steps and may be set by whoever wrote the commit).
+pub const SNAPSHOT_WRITTEN_TRAILER: &str = "Snapshot-Written-Ns";
+
+/// **\[ours\]** The message of an undo-snapshot commit, written at
+/// `written_ns` (Unix nanoseconds).
+pub fn snapshot_message(
+    checkpoint_id: &str,
+    session_id: &str,
+    sha256: &str,
+    written_ns: u128,
+) -> String {
+    format!("Undo snapshot for Checkpoint: {checkpoint_id}\n\n{SESSION_TRAILER}: {session_id}\nSnapshot-SHA256: {sha256}\n{SNAPSHOT_WRITTEN_TRAILER}: {written_ns}\n")
 }
 
 /// The value of the first `key: value` trailer line anywhere in `message`.

@@ -380,7 +380,15 @@ impl Store {
                     return Ok((slot, None));
                 };
                 let tip = ref_update::read_tip(repo, &snapshot_ref)?;
-                let msg = snapshot_message(id.as_str(), &prepared.metadata().session_id, sha);
+                let written_ns = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos());
+                let msg = snapshot_message(
+                    id.as_str(),
+                    &prepared.metadata().session_id,
+                    sha,
+                    written_ns,
+                );
                 let commit = objects::write_commit(repo, *tree, tip, &msg, &who)?;
                 edits.push(cas_edit(
                     &snapshot_ref,

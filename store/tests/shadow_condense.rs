@@ -114,6 +114,9 @@ fn clean_deletes_what_no_session_needs_and_keeps_the_rest() {
 
 fn clean_deletes_what_no_session_needs_and_keeps_the_rest_in() {
     let repo = repo_with_commit();
+    // What `shadow clean` chooses: the step on the new base commit below
+    // would otherwise clean first (store/tests/shadow_retention.rs).
+    repo.git(&["config", "entire.shadowAutoClean", "false"]);
     let root = repo.path();
     let store = Store::open(root).unwrap();
     write(root, "a.txt", b"1\n");

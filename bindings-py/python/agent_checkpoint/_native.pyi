@@ -38,10 +38,13 @@ __all__ = [
     "ConflictError",
     "CorruptObjectError",
     "DiffLine",
+    "DuEntry",
+    "DuReport",
     "ERROR_CODES",
     "FetchResult",
     "FetchedRef",
     "Finding",
+    "GcReport",
     "Hunk",
     "InvalidArgumentError",
     "InvalidCheckpointIdError",
@@ -71,9 +74,14 @@ __all__ = [
     "RejectedError",
     "RemoteCheckpoint",
     "RemoteUnreachableError",
+    "RemovedBranch",
+    "RemovedCheckpoint",
+    "RemovedSnapshot",
     "RollbackResult",
     "RootMismatchError",
+    "SessionUsage",
     "SHADOW_BRANCH_PREFIX",
+    "StorageUsage",
     "TooLargeError",
     "UnauthenticatedError",
     "UnsupportedVersionError",
@@ -467,6 +475,26 @@ class CheckpointStore:
         self, session_id: str, checkpoint_id: str, **fields: Any
     ) -> dict[str, Any]: ...
     def shadow_clean(self) -> builtins.list[dict[str, Any]]: ...
+    # Storage: what the checkpoints take on disk and getting it back.
+    def du(self, *, top: int = 10) -> DuReport:
+        """The bytes the checkpoints take (persistent checkpoints, undo
+        snapshots, shadow branches), counted as git counts them, with the
+        ``top`` largest entries and sessions named."""
+    def gc(
+        self,
+        *,
+        keep: Optional[int] = None,
+        older_than: Optional[str] = None,
+        include_checkpoints: bool = False,
+        dry_run: bool = False,
+    ) -> GcReport:
+        """Removes undo snapshots beyond the retention (``keep`` per session,
+        0: every one; ``older_than`` like ``"30d"``, ``"12h"``, ``"never"``;
+        defaults from the git config ``entire.snapshotRetention`` /
+        ``entire.snapshotMaxAge``, else 100 and 30 days), the shadow
+        branches no session needs and, with ``include_checkpoints``, old
+        persistent checkpoints; then frees the objects only they reached.
+        ``dry_run`` changes nothing."""
 
     @overload
     def push(self, remote: str = "origin", *, dry_run: Literal[False] = False) -> PushResult: ...
@@ -593,6 +621,144 @@ class RemoteCheckpoint:
     def local(self) -> Literal["absent", "same", "different"]: ...
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
+# Storage: the results of CheckpointStore.du and CheckpointStore.gc.
+
+@final
+class StorageUsage:
+    """The refs of one kind of storage and the bytes only they hold."""
+
+    @property
+    def refs(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class DuEntry:
+    """One of the store's refs and the bytes only it holds."""
+
+    @property
+    def kind(self) -> Literal["checkpoint", "checkpoint_branch", "snapshot", "shadow_branch"]: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def ref_name(self) -> str: ...
+    @property
+    def session_id(self) -> Optional[str]: ...
+    @property
+    def bytes(self) -> int: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class SessionUsage:
+    """The undo snapshots of one session."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def snapshots(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class DuReport:
+    """What ``CheckpointStore.du`` found."""
+
+    @property
+    def total_bytes(self) -> int: ...
+    @property
+    def object_bytes(self) -> int: ...
+    @property
+    def objects(self) -> int: ...
+    @property
+    def snapshot_file_bytes(self) -> int: ...
+    @property
+    def checkpoints(self) -> StorageUsage: ...
+    @property
+    def snapshots(self) -> StorageUsage: ...
+    @property
+    def shadow_branches(self) -> StorageUsage: ...
+    @property
+    def shared_bytes(self) -> int: ...
+    @property
+    def largest(self) -> builtins.list[DuEntry]: ...
+    @property
+    def sessions(self) -> builtins.list[SessionUsage]: ...
+
+@final
+class RemovedSnapshot:
+    """An undo-snapshot ref ``CheckpointStore.gc`` removed (or would remove)."""
+
+    @property
+    def ref_name(self) -> str: ...
+    @property
+    def checkpoint_id(self) -> str: ...
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def tip(self) -> str: ...
+    @property
+    def reason(self) -> Literal["beyond_retention", "older_than", "checkpoint_removed"]: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class RemovedBranch:
+    """A shadow branch ``CheckpointStore.gc`` removed (or would remove)."""
+
+    @property
+    def branch(self) -> str: ...
+    @property
+    def tip(self) -> str: ...
+    @property
+    def reason(self) -> Literal["base_commit_gone", "sessions_condensed"]: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class RemovedCheckpoint:
+    """A persistent checkpoint ``CheckpointStore.gc`` removed (only with ``include_checkpoints``)."""
+
+    @property
+    def checkpoint_id(self) -> str: ...
+    @property
+    def ref_name(self) -> str: ...
+    @property
+    def tip(self) -> str: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class GcReport:
+    """What ``CheckpointStore.gc`` did (or, with ``dry_run``, would do)."""
+
+    @property
+    def dry_run(self) -> bool: ...
+    @property
+    def keep(self) -> Optional[int]: ...
+    @property
+    def older_than_seconds(self) -> Optional[int]: ...
+    @property
+    def removed_snapshots(self) -> builtins.list[RemovedSnapshot]: ...
+    @property
+    def removed_branches(self) -> builtins.list[RemovedBranch]: ...
+    @property
+    def removed_checkpoints(self) -> builtins.list[RemovedCheckpoint]: ...
+    @property
+    def objects_removed(self) -> int: ...
+    @property
+    def object_bytes_freed(self) -> int: ...
+    @property
+    def snapshot_files_removed(self) -> int: ...
+    @property
+    def snapshot_file_bytes_freed(self) -> int: ...
+    @property
+    def repacked(self) -> bool: ...
+
 # Secret redaction.
 
 def redact_text(text: str, *, personal_data: bool = False, rules: _Rules | None = None) -> str: ...

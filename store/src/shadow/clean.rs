@@ -1,8 +1,11 @@
 //! Deleting shadow branches no session needs: those whose base commit is
 //! gone from the repository, and those whose every session was condensed
-//! (has a persistent checkpoint holding its session ID).
+//! (has a persistent checkpoint holding its session ID). A branch some
+//! worktree has checked out is never deleted.
 
 use std::collections::{BTreeSet, HashSet};
+use std::io::Read;
+use std::path::Path;
 
 use gix::ObjectId;
 
@@ -57,6 +60,38 @@ pub(crate) fn sessions_on(repo: &gix::Repository, tip: ObjectId) -> Result<BTree
         .collect())
 }
 
+/// The most of a `HEAD` file read: a symbolic ref is one short line.
+const HEAD_MAX_BYTES: u64 = 4096;
+
+/// The branches some worktree has checked out: what the `HEAD` of the main
+/// worktree (`<common dir>/HEAD`) and of each linked one
+/// (`<common dir>/worktrees/<id>/HEAD`) names (`ref: refs/heads/...`).
+/// Each `HEAD` is read without following a symlink, at most
+/// [`HEAD_MAX_BYTES`]; one that cannot be read names nothing.
+pub(crate) fn checked_out(common_dir: &Path) -> HashSet<String> {
+    let mut dirs = vec![common_dir.to_path_buf()];
+    if let Ok(entries) = std::fs::read_dir(common_dir.join("worktrees")) {
+        dirs.extend(entries.flatten().map(|e| e.path()));
+    }
+    dirs.iter()
+        .filter_map(|dir| {
+            let dir = crate::nofollow::Dir::open(dir).ok()?;
+            let file = dir
+                .open_file(
+                    "HEAD",
+                    false,
+                    crate::nofollow::Create::No,
+                    crate::sharing::Sharing::Private,
+                )
+                .ok()?;
+            let mut text = String::new();
+            file.take(HEAD_MAX_BYTES).read_to_string(&mut text).ok()?;
+            let name = text.trim().strip_prefix("ref:")?.trim();
+            Some(name.to_owned())
+        })
+        .collect()
+}
+
 impl Store {
     /// Every session ID some persistent checkpoint holds.
     pub(crate) fn condensed_sessions(&self) -> Result<BTreeSet<String>> {
@@ -74,8 +109,14 @@ impl Store {
     /// As [`Store::shadow_clean`].
     pub(crate) fn unneeded_branches(&self, repo: &gix::Repository) -> Result<Vec<CleanedBranch>> {
         let condensed = self.condensed_sessions()?;
+        let checked_out = checked_out(&self.common_dir);
         let mut out = Vec::new();
         for (branch, tip) in branches(repo)? {
+            if checked_out.contains(&format!("refs/heads/{branch}")) {
+                // Someone works on it (`git switch`, `git worktree add`):
+                // deleting it would leave that HEAD on nothing.
+                continue;
+            }
             let prefix = parse_shadow_branch_name(&branch)
                 .map(|p| p.commit_prefix)
                 .unwrap_or_default();

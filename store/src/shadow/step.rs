@@ -296,6 +296,7 @@ impl Store {
 
         let mut status_edits: Option<(Edits, Taken)> = None;
         let mut first_taken = false;
+        let mut created_branch = false;
         let commit = cas::update(&repo, &self.common_dir, &branch, &who, |tip| {
             let tip_tree = match tip {
                 Some(tip) => Some(read_commit(&repo, tip)?.tree),
@@ -361,12 +362,20 @@ impl Store {
                 }
             }
             let (commit, fresh) = cas::write_commit(&repo, tree, tip, &message, &who)?;
+            created_branch = tip.is_none();
             Ok(Attempt::Move {
                 commit,
                 fresh,
                 value: (commit, false),
             })
         })?;
+        if created_branch {
+            // A new base commit: the branches no session needs any more go
+            // now (`entire.shadowAutoClean`), so a long session never piles
+            // them up. The step landed: a clean that cannot run now is left
+            // to the next new branch or `gc`, never a failed step.
+            let _ = crate::storage::clean_on_new_branch(self, &repo, &branch);
+        }
         let mut left_out: Vec<String> = left_out
             .iter()
             .map(|p| scope.strip(p).unwrap_or(p).to_owned())

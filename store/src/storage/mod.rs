@@ -1,6 +1,7 @@
 //! **\[ours\]** Bounded storage: what the checkpoints take on disk
 //! ([`crate::Store::du`]) and getting it back ([`crate::Store::gc`]), with
-//! the undo-snapshot retention captures apply on the fly.
+//! the undo-snapshot retention captures apply on the fly and the shadow-branch
+//! cleaning a shadow step applies when it starts a new branch.
 //!
 //! Bytes are counted as git counts them: the objects reachable from the
 //! store's refs (persistent checkpoints, undo snapshots, shadow branches)
@@ -11,9 +12,11 @@
 //! outside git's object database.
 
 mod du;
+mod fields;
 mod gc;
 mod objects;
 mod retention;
+mod shadow_retention;
 mod snapshot_refs;
 
 pub use du::{DuEntry, DuReport, EntryKind, SessionUsage, Usage, DEFAULT_DU_TOP};
@@ -23,3 +26,5 @@ pub use retention::{
     parse_age, Retention, DEFAULT_SNAPSHOT_MAX_AGE, DEFAULT_SNAPSHOT_RETENTION, MAX_AGE_CONFIG,
     RETENTION_CONFIG,
 };
+pub(crate) use shadow_retention::clean_on_new_branch;
+pub use shadow_retention::SHADOW_AUTO_CLEAN_CONFIG;

@@ -17,6 +17,22 @@ pub(crate) fn git(repo: &gix::Repository) -> GitProgram {
     GitProgram::new(repo.git_dir(), repo.workdir())
 }
 
+/// Runs `git <args>` for `repo` with lazy fetching off
+/// (`GIT_NO_LAZY_FETCH=1`): in a partial clone an object the promisor
+/// remote holds and this repository lacks stays missing (du and gc count
+/// and free only what is here), never fetched one by one.
+fn run_local(
+    repo: &gix::Repository,
+    args: &[&str],
+    stdin: Option<&[u8]>,
+) -> Result<std::process::Output> {
+    git(repo).run_env(args, stdin, &[("GIT_NO_LAZY_FETCH", "1")])
+}
+
+/// `rev-list`'s way with a missing object: one a promisor remote holds
+/// (a partial clone's) is left out, any other is an error.
+const MISSING: &str = "--missing=allow-promisor";
+
 fn hex_lines(ids: &[ObjectId]) -> String {
     ids.iter().map(|id| format!("{id}\n")).collect()
 }
@@ -56,9 +72,9 @@ pub(crate) fn reachable_only_from(
     if candidates.is_empty() {
         return Ok(candidates);
     }
-    let mut args = vec!["rev-list", "--objects", "--no-object-names"];
+    let mut args = vec!["rev-list", "--objects", "--no-object-names", MISSING];
     args.extend(exclude.iter().map(String::as_str));
-    let out = git(repo).run(&args, None)?;
+    let out = run_local(repo, &args, None)?;
     if !out.status.success() {
         return Err(git_error(
             "git rev-list --objects",
@@ -96,11 +112,12 @@ fn candidates(
         "rev-list",
         "--objects",
         "--no-object-names",
+        MISSING,
         "--stdin",
         "--not",
     ];
     args.extend(exclude.iter().map(String::as_str));
-    let out = git(repo).run(&args, Some(hex_lines(&tips).as_bytes()))?;
+    let out = run_local(repo, &args, Some(hex_lines(&tips).as_bytes()))?;
     if !out.status.success() {
         return Err(git_error(
             "git rev-list --objects",
@@ -124,7 +141,7 @@ pub(crate) fn disk_sizes(
         return Ok(sizes);
     }
     let args = ["cat-file", "--batch-check=%(objectname) %(objectsize:disk)"];
-    let out = git(repo).run(&args, Some(hex_lines(ids).as_bytes()))?;
+    let out = run_local(repo, &args, Some(hex_lines(ids).as_bytes()))?;
     if !out.status.success() {
         return Err(git_error(
             "git cat-file --batch-check",
@@ -166,7 +183,7 @@ pub(crate) fn any_packed(common_dir: &Path, ids: &[ObjectId]) -> bool {
 /// # Errors
 /// An I/O error when git fails.
 pub(crate) fn repack_loosening(repo: &gix::Repository) -> Result<()> {
-    let out = git(repo).run(&["repack", "-A", "-d", "-l", "-q"], None)?;
+    let out = run_local(repo, &["repack", "-A", "-d", "-l", "-q"], None)?;
     if out.status.success() {
         Ok(())
     } else {

@@ -16,7 +16,7 @@ use std::time::Duration;
 use gix::ObjectId;
 
 use super::snapshot_refs::{self, SnapshotRef};
-use crate::nofollow::Dir;
+use crate::nofollow::{Create, Dir};
 use crate::ref_store::{self, Edit, Expected, Outcome};
 use crate::snapshots::SNAPSHOT_DIR;
 use agent_checkpoint::{Error, Result};
@@ -88,8 +88,9 @@ impl Retention {
     }
 
     /// The refs of `refs` that go, each with why (`beyond_retention`,
-    /// `older_than`), `now` in Unix seconds. Newest means the latest tip
-    /// commit time, then the greater checkpoint ID.
+    /// `older_than`), `now` in Unix seconds. Newest means written last by
+    /// the store ([`SnapshotRef::written_ns`]), then the greater checkpoint
+    /// ID.
     pub(crate) fn select<'a>(
         &self,
         refs: &'a [SnapshotRef],
@@ -104,7 +105,9 @@ impl Retention {
             .map(|age| now.saturating_sub(i64::try_from(age.as_secs()).unwrap_or(i64::MAX)));
         let mut out = Vec::new();
         for (_, mut group) in by_session {
-            group.sort_by(|a, b| (b.seconds, &b.checkpoint_id).cmp(&(a.seconds, &a.checkpoint_id)));
+            group.sort_by(|a, b| {
+                (b.written_ns, &b.checkpoint_id).cmp(&(a.written_ns, &a.checkpoint_id))
+            });
             for (rank, r) in group.into_iter().enumerate() {
                 if self.keep.is_some_and(|keep| rank >= keep) {
                     out.push((r, "beyond_retention"));
@@ -250,7 +253,10 @@ pub(crate) fn remove_snapshot_file(common_dir: &Path, sha: &str) -> Result<Optio
 }
 
 /// Appends `tips` to the pending file (one line each, one write).
-fn record_pending(common_dir: &Path, tips: impl Iterator<Item = ObjectId>) -> Result<()> {
+pub(crate) fn record_pending(
+    common_dir: &Path,
+    tips: impl Iterator<Item = ObjectId>,
+) -> Result<()> {
     let text: String = tips.map(|t| format!("{t}\n")).collect();
     if text.is_empty() {
         return Ok(());
@@ -288,8 +294,13 @@ pub(crate) fn read_pending(
     }
     files.sort();
     let mut tips = Vec::new();
+    let dir = Dir::open(common_dir).map_err(|e| Error::io(common_dir.display().to_string(), e))?;
     for file in &files {
-        let Ok(text) = std::fs::read_to_string(file) else {
+        let Some(text) = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|name| read_capped(&dir, name))
+        else {
             continue;
         };
         for line in text.lines() {
@@ -301,6 +312,24 @@ pub(crate) fn read_pending(
         }
     }
     Ok((files, tips))
+}
+
+/// The most of one pending file read: 40 MiB, a million tips of 40 hex
+/// digits (one a line). A longer file is read this far, the rest left to
+/// git's own prune.
+const PENDING_MAX_BYTES: u64 = 40 << 20;
+
+/// The text of the pending file `name` in `dir`, opened without following
+/// a symlink (or blocking on a FIFO: only a regular file is read) and read
+/// at most [`PENDING_MAX_BYTES`]; `None` when it cannot be.
+fn read_capped(dir: &Dir, name: &str) -> Option<String> {
+    use std::io::Read;
+    let file = dir
+        .open_file(name, false, Create::No, crate::sharing::Sharing::Private)
+        .ok()?;
+    let mut bytes = Vec::new();
+    file.take(PENDING_MAX_BYTES).read_to_end(&mut bytes).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Moves the live pending file aside (`entire-gc-pending.<random>`) so
@@ -344,6 +373,7 @@ mod tests {
             session_id: session.to_owned(),
             tip: ObjectId::null(gix::hash::Kind::Sha1),
             seconds,
+            written_ns: i128::from(seconds) * 1_000_000_000,
             file_sha: None,
         }
     }
@@ -380,5 +410,29 @@ mod tests {
             max_age: None,
         };
         assert!(all.select(&refs, 1100).is_empty());
+    }
+
+    #[test]
+    fn newest_is_the_store_recorded_time_not_the_checkpoint_id() {
+        // Written in one second, the greater IDs first: the oldest by the
+        // recorded nanoseconds goes, whatever its ID.
+        let mut refs = vec![
+            snap("ff", "s", 100),
+            snap("ee", "s", 100),
+            snap("dd", "s", 100),
+        ];
+        for (i, r) in refs.iter_mut().enumerate() {
+            r.written_ns = 100_000_000_000 + i128::try_from(i).unwrap_or(0);
+        }
+        let retention = Retention {
+            keep: Some(2),
+            max_age: None,
+        };
+        let chosen: Vec<&str> = retention
+            .select(&refs, 100)
+            .into_iter()
+            .map(|(r, _)| r.checkpoint_id.as_str())
+            .collect();
+        assert_eq!(chosen, ["ff"]);
     }
 }

@@ -3,7 +3,7 @@
 
 use gix::ObjectId;
 
-use crate::message::{trailer, SESSION_TRAILER};
+use crate::message::{trailer, SESSION_TRAILER, SNAPSHOT_WRITTEN_TRAILER};
 use crate::objects::{self, corrupt, read_object};
 use crate::ref_store::{self, Value};
 use crate::snapshots::{SNAPSHOT_POINTER, SNAPSHOT_REF_PREFIX};
@@ -20,8 +20,13 @@ pub(crate) struct SnapshotRef {
     pub session_id: String,
     /// Its tip.
     pub tip: ObjectId,
-    /// The tip's committer time (Unix seconds).
+    /// When the tip was written (Unix seconds): its
+    /// `Snapshot-Written-Ns` trailer, else its committer time.
     pub seconds: i64,
+    /// Retention's order, newest greatest: the `Snapshot-Written-Ns`
+    /// trailer (the store's own clock, to the nanosecond), else the
+    /// committer time in nanoseconds (a tip some other writer made).
+    pub written_ns: i128,
     /// The SHA-256 of the snapshot file the tip names (`None`: a snapshot
     /// kept in the object database, written before the files).
     pub file_sha: Option<String>,
@@ -53,6 +58,10 @@ fn read(repo: &gix::Repository, ref_name: String, tip: ObjectId) -> Result<Snaps
         .map_err(|e| corrupt(&what, e))?
         .seconds;
     let message = String::from_utf8_lossy(commit.message);
+    let written_ns = trailer(&message, SNAPSHOT_WRITTEN_TRAILER)
+        .and_then(|ns| ns.parse::<u64>().ok())
+        .map_or(i128::from(seconds) * 1_000_000_000, i128::from);
+    let seconds = i64::try_from(written_ns.div_euclid(1_000_000_000)).unwrap_or(seconds);
     let session_id = trailer(&message, SESSION_TRAILER)
         .unwrap_or_default()
         .to_owned();
@@ -74,6 +83,7 @@ fn read(repo: &gix::Repository, ref_name: String, tip: ObjectId) -> Result<Snaps
         session_id,
         tip,
         seconds,
+        written_ns,
         file_sha,
     })
 }
