@@ -600,3 +600,30 @@ fn base64_of_vectors_is_standard() {
         }
     }
 }
+
+#[test]
+fn the_windows_column_fails_stale_and_wrong_expectations() {
+    use common::windows::{check, Expectation};
+    let listed: BTreeMap<String, Expectation> = [(
+        "a/case".to_owned(),
+        Expectation {
+            outcome: "setup".to_owned(),
+            reason: "no links".to_owned(),
+        },
+    )]
+    .into();
+    let setup_failure = || Err("setup: no link made".to_owned());
+    assert!(check(&listed, "a/case", setup_failure()).is_ok());
+    // Listed, but passes as on POSIX: a stale line.
+    assert!(check(&listed, "a/case", Ok(())).is_err());
+    // Listed, but ends another way.
+    assert!(check(&listed, "a/case", Err("plan: differs".to_owned())).is_err());
+    // Not listed: as on POSIX.
+    assert!(check(&listed, "other", Ok(())).is_ok());
+    assert!(check(&listed, "other", setup_failure()).is_err());
+    // Every line of the file names a case and has a reason.
+    let all = load_cases("fs_");
+    assert!(common::windows::unknown_names(&common::windows::expectations(), &all).is_empty());
+    let stale = common::windows::unknown_names(&listed, &all);
+    assert_eq!(stale.len(), 1, "{stale:?}");
+}

@@ -4,7 +4,9 @@
 //! as invalid paths by capture and by a snapshot, nothing touched; a file
 //! another handle holds open without sharing is reported unrestored, left
 //! whole, with no temp file behind; paths beyond 260 characters capture
-//! and roll back; two spellings of one file in a batch are one entry.
+//! (and roll back on Windows; under Wine, `AGENT_CHECKPOINT_UNDER_WINE`,
+//! the rollback reports them unrestored: see the test); two spellings of
+//! one file roll back to the on-disk name.
 #![cfg(windows)]
 #![allow(
     clippy::unwrap_used,
@@ -121,10 +123,8 @@ fn a_file_held_open_without_sharing_is_unrestored_whole_and_no_temp_is_left() {
         .collect();
     assert_eq!(unrestored.len(), 1, "{unrestored:?}");
     assert_eq!(unrestored[0].0, "held.txt");
-    assert!(
-        matches!(unrestored[0].1, ErrorCode::PermissionDenied | ErrorCode::Io),
-        "{unrestored:?}"
-    );
+    // Retried about a second (a sharing violation), then reported `io`.
+    assert_eq!(unrestored[0].1, ErrorCode::Io, "{:?}", report.unrestored);
     assert_eq!(report.restored, ["free.txt"]);
     drop(holder);
     // Nothing torn, nothing left beside it.
@@ -170,6 +170,29 @@ fn paths_beyond_260_characters_capture_and_roll_back() {
     std::fs::create_dir_all(new_full.parent().unwrap()).unwrap();
     std::fs::write(&new_full, "made by the batch").unwrap();
     let report = common::rollback_text(&root, &snapshot, &RollbackOptions::default());
+    if std::env::var_os("AGENT_CHECKPOINT_UNDER_WINE").is_some() {
+        // Wine 8 answers the rollback's writes and removals this deep with
+        // ERROR_MORE_DATA (234): each path is reported unrestored with a
+        // code and nothing is torn. When Wine stops
+        // doing so this fails, and the real expectation below takes over.
+        let codes: Vec<(&str, ErrorCode)> = report
+            .unrestored
+            .iter()
+            .map(|u| (u.path.as_str(), u.code))
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                (want[0].as_str(), ErrorCode::Io),
+                (want[1].as_str(), ErrorCode::Io)
+            ]
+        );
+        assert_eq!(std::fs::read_to_string(&full).unwrap(), "batch");
+        // Not asserted here: the temp file of the failed write stays
+        // beside `file.txt`, since Wine refuses its removal with the same
+        // error (a known gap, in the CHANGELOG).
+        return;
+    }
     assert!(report.ok(), "{:?}", report.unrestored);
     assert_eq!(std::fs::read_to_string(&full).unwrap(), "captured");
     assert!(!new_full.exists());
