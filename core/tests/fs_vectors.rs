@@ -69,7 +69,11 @@ impl Harness for Mem {
 
 impl Harness for Native {
     fn name(&self) -> &'static str {
-        "rust-native"
+        if cfg!(windows) {
+            "rust-windows"
+        } else {
+            "rust-native"
+        }
     }
     fn skip(&self, case: &Value) -> Option<&'static str> {
         (folding(case) && folding_mount().is_none())
@@ -235,8 +239,11 @@ fn play<R: Root>(
         common::check_eq("skipped", &want, &got)?;
     }
     if let Some(want) = case.get("expect_snapshot_text").and_then(Value::as_str) {
-        let canonical = root.canonical_path().unwrap_or_default();
-        common::check_eq("snapshot text", &substitute(want, &canonical), &snapshot)?;
+        // `$ROOT` stands in JSON text: the path goes in escaped (`\\` on Windows).
+        let canonical = serde_json::to_string(&root.canonical_path().unwrap_or_default())
+            .map_err(|e| e.to_string())?;
+        let canonical = canonical.trim_matches('"');
+        common::check_eq("snapshot text", &substitute(want, canonical), &snapshot)?;
     }
     if op == "capture" {
         return common::check_tree(&before, &read_tree()?);
@@ -579,6 +586,7 @@ fn fs_vectors() {
     let mut failures = Vec::new();
     let mut passed = 0;
     let mut skipped = Vec::new();
+    let windows = common::windows::expectations();
     for harness in harnesses {
         let expected = expected_failures(harness.name());
         for case in &cases {
@@ -588,6 +596,13 @@ fn fs_vectors() {
                 continue;
             }
             let result = harness.play(case);
+            if harness.name() == "rust-windows" {
+                match common::windows::check(&windows, name, result) {
+                    Ok(()) => passed += 1,
+                    Err(e) => failures.push(format!("[rust-windows] {name}: {e}")),
+                }
+                continue;
+            }
             match (result, expected.contains(name)) {
                 (Ok(()), false) => passed += 1,
                 (Err(_), true) => passed += 1,
@@ -599,6 +614,8 @@ fn fs_vectors() {
             }
         }
     }
+    // Checked on every platform: a renamed case leaves no stale Windows line.
+    failures.extend(common::windows::unknown_names(&windows, &cases));
     for skip in &skipped {
         println!("skipped: {skip}");
     }
@@ -623,4 +640,31 @@ fn base64_of_vectors_is_standard() {
                 .unwrap();
         }
     }
+}
+
+#[test]
+fn the_windows_column_fails_stale_and_wrong_expectations() {
+    use common::windows::{check, Expectation};
+    let listed: BTreeMap<String, Expectation> = [(
+        "a/case".to_owned(),
+        Expectation {
+            outcome: "setup".to_owned(),
+            reason: "no links".to_owned(),
+        },
+    )]
+    .into();
+    let setup_failure = || Err("setup: no link made".to_owned());
+    assert!(check(&listed, "a/case", setup_failure()).is_ok());
+    // Listed, but passes as on POSIX: a stale line.
+    assert!(check(&listed, "a/case", Ok(())).is_err());
+    // Listed, but ends another way.
+    assert!(check(&listed, "a/case", Err("plan: differs".to_owned())).is_err());
+    // Not listed: as on POSIX.
+    assert!(check(&listed, "other", Ok(())).is_ok());
+    assert!(check(&listed, "other", setup_failure()).is_err());
+    // Every line of the file names a case and has a reason.
+    let all = load_cases("fs_");
+    assert!(common::windows::unknown_names(&common::windows::expectations(), &all).is_empty());
+    let stale = common::windows::unknown_names(&listed, &all);
+    assert_eq!(stale.len(), 1, "{stale:?}");
 }

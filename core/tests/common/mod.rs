@@ -8,10 +8,11 @@
 
 pub mod blocking;
 pub mod hooked;
+pub mod platform;
+pub mod windows;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;
-use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
@@ -21,7 +22,6 @@ use serde_json::Value;
 /// path, its bytes (a link's target, nothing for a directory) and its mode.
 /// Two listings compare equal only when nothing there changed.
 pub fn entries_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>, u32)> {
-    use std::os::unix::fs::MetadataExt;
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -39,7 +39,7 @@ pub fn entries_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>, u32)> {
             } else {
                 std::fs::read(&p).unwrap()
             };
-            out.push((p, bytes, m.mode()));
+            out.push((p, bytes, platform::mode_of(&m)));
         }
     }
     out.sort();
@@ -183,14 +183,11 @@ pub fn write_native(dir: &Path, path: &str, node: &TreeNode) -> Result<(), Strin
     match node {
         TreeNode::File { bytes, mode } => {
             std::fs::write(&full, bytes).map_err(|e| e.to_string())?;
-            std::fs::set_permissions(&full, std::fs::Permissions::from_mode(*mode))
-                .map_err(|e| e.to_string())
+            platform::set_mode(&full, *mode).map_err(|e| e.to_string())
         }
         TreeNode::Dir => std::fs::create_dir_all(&full).map_err(|e| e.to_string()),
-        TreeNode::Link(t) => symlink(t, &full).map_err(|e| e.to_string()),
-        TreeNode::Special => std::os::unix::net::UnixListener::bind(&full)
-            .map(drop)
-            .map_err(|e| e.to_string()),
+        TreeNode::Link(t) => platform::make_link(t, &full).map_err(|e| format!("setup: {e}")),
+        TreeNode::Special => platform::make_special(&full).map_err(|e| e.to_string()),
     }
 }
 
@@ -223,7 +220,7 @@ fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, TreeNode>) -> Resul
         } else if meta.is_file() {
             TreeNode::File {
                 bytes: std::fs::read(entry.path()).map_err(|e| e.to_string())?,
-                mode: meta.permissions().mode() & 0o7777,
+                mode: platform::mode_of(&meta),
             }
         } else {
             TreeNode::Special
@@ -254,7 +251,7 @@ pub fn check_tree(
     let mut diffs = Vec::new();
     for (path, node) in want {
         match got.get(path) {
-            Some(g) if g == node => {}
+            Some(g) if held(g) == held(node) => {}
             Some(g) => diffs.push(format!("{path}: expected {}, got {}", show(node), show(g))),
             None => diffs.push(format!("{path}: missing")),
         }
@@ -266,6 +263,17 @@ pub fn check_tree(
         Ok(())
     } else {
         Err(format!("tree differs: {}", diffs.join("; ")))
+    }
+}
+
+/// A node as the platform can hold it (its mode through [`platform::held_mode`]).
+fn held(node: &TreeNode) -> TreeNode {
+    match node {
+        TreeNode::File { bytes, mode } => TreeNode::File {
+            bytes: bytes.clone(),
+            mode: platform::held_mode(*mode),
+        },
+        other => other.clone(),
     }
 }
 

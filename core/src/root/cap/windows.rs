@@ -69,13 +69,22 @@ pub(super) fn temp_options() -> OpenOptions {
 }
 
 /// Creates the symlink `name` in `parent` pointing at `target` (`/`
-/// written as `\`).
+/// written as `\`), then looks: a platform that reports the link made
+/// without making it (Wine 8's `CreateSymbolicLinkW`) is an `Unsupported`
+/// error, never a link reported restored that is not there.
 pub(super) fn create_link(parent: &Dir, target: &str, name: &str) -> io::Result<()> {
     let native = target.replace('/', "\\");
     if parent.metadata(&native).is_ok_and(|m| m.is_dir()) {
-        parent.symlink_dir(&native, name)
+        parent.symlink_dir(&native, name)?;
     } else {
-        parent.symlink_file(&native, name)
+        parent.symlink_file(&native, name)?;
+    }
+    match parent.symlink_metadata(name) {
+        Ok(m) if m.file_type().is_symlink() => Ok(()),
+        _ => Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "the system reported the symlink created but none is there",
+        )),
     }
 }
 
