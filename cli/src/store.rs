@@ -25,6 +25,11 @@ pub struct StoreArgs {
     /// git-branch: the branch only).
     #[arg(long, global = true, value_enum, default_value = "git-refs")]
     backend: BackendArg,
+    /// Also copy every write to this backend after the store's own (the
+    /// rollout topology: `--backend git-refs --mirror git-branch`); reads
+    /// prefer the store's own backend.
+    #[arg(long, global = true, value_enum, value_name = "BACKEND")]
+    mirror: Option<BackendArg>,
     #[command(subcommand)]
     command: StoreCommand,
 }
@@ -35,6 +40,15 @@ enum BackendArg {
     GitRefs,
     /// The entire/checkpoints/v1 branch (legacy 12-hex IDs).
     GitBranch,
+}
+
+impl From<BackendArg> for Backend {
+    fn from(arg: BackendArg) -> Backend {
+        match arg {
+            BackendArg::GitRefs => Backend::GitRefs,
+            BackendArg::GitBranch => Backend::GitBranch,
+        }
+    }
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -119,6 +133,17 @@ enum StoreCommand {
         #[command(flatten)]
         plan: PlanArgs,
     },
+    /// Copy every checkpoint of the entire/checkpoints/v1 branch to git-refs
+    /// (IDs, sessions, summaries and history kept), verifying each document;
+    /// re-runnable, never changes the branch; exits 1 when any was skipped.
+    Migrate {
+        /// The backend to migrate to (only git-refs).
+        #[arg(long, value_enum)]
+        to: BackendArg,
+        /// Report what would be migrated; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     #[command(flatten)]
     Remote(crate::store_remote::RemoteCommand),
     #[command(flatten)]
@@ -158,12 +183,12 @@ pub(crate) fn run_with(
     out: &mut Vec<u8>,
     progress: crate::store_remote::Progress<'_>,
 ) -> Result<ExitCode, Error> {
-    let backend = match args.backend {
-        BackendArg::GitRefs => Backend::GitRefs,
-        BackendArg::GitBranch => Backend::GitBranch,
-    };
+    let mut options = StoreOptions::default().backend(args.backend.into());
+    if let Some(mirror) = args.mirror {
+        options = options.mirror(mirror.into());
+    }
     let repo = args.repo.unwrap_or_else(|| PathBuf::from("."));
-    let store = Store::open_with(&repo, StoreOptions::default().backend(backend))?;
+    let store = Store::open_with(&repo, options)?;
     match args.command {
         StoreCommand::Write {
             id,
@@ -309,9 +334,19 @@ pub(crate) fn run_with(
             crate::store_remote::run(&store, command, json, out, progress)
         }
         StoreCommand::Storage(command) => crate::store_storage::run(&store, command, json, out),
+        StoreCommand::Migrate { to, dry_run } => crate::store_migrate::run(
+            &store,
+            to.into(),
+            dry_run,
+            json,
+            out,
+            progress.tty,
+            progress.quiet,
+        ),
     }
 }
 
+/// The mirror's part of a write, as `store write --json` prints it.
 fn stdout_error(e: std::io::Error) -> Error {
     Error::io("<stdout>", e)
 }
